@@ -1,0 +1,158 @@
+"""The figure notebooks of nbs/paper, run through papermill on hand-built run folders whose numbers are
+computed here by hand (independently of twentyq.analysis), and on the small real runs in tests/fixtures."""
+import itertools, json, math
+from pathlib import Path
+import numpy as np, pandas as pd, pytest
+import papermill as pm
+from twentyq.analysis import make_reference
+from twentyq.report import paper_notebooks, notebooks_dir
+
+def game(secret, iteration, answers, questioner="q", protocol="paper"):
+    "A game record whose questioner got `answers`; won when the last one is 'Finished'."
+    won = answers[-1] == "Finished"
+    msgs = [dict(role="system", content="rules"), dict(role="user", content="ask")]
+    turns = []
+    for i, a in enumerate(answers, 1):
+        msgs += [dict(role="assistant", content=f"question {i}?"), dict(role="user", content=a)]
+        turns.append(dict(turn=i, question=f"question {i}?", kind="question", guess=None, judge_raw=a, answer=a, parse_ok=True, n_messages=len(msgs)))
+    return dict(game_id=f"{secret}#{iteration}", secret=secret, iteration=iteration, protocol=protocol, questioner=questioner, judge="j",
+                variants=[], difficulty=None, max_questions=5, messages=msgs, n_start=2, turns=turns, won=won,
+                win_turn=len(answers) if won else None, n_questions=len(answers), seconds=1.0)
+
+def write_run(d, games):
+    d.mkdir(parents=True)
+    (d/"games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
+
+def write_beliefs(run, scorer, logprobs):
+    "logprobs: {game_id: [lp at t=0..T]} -> run/beliefs-<scorer>.parquet/part-00000.parquet"
+    rows = [dict(run=run.name, game_id=gid, scorer=scorer, secret=gid.split("#")[0], turn=t, logprob=float(lp))
+            for gid, lps in logprobs.items() for t, lp in enumerate(lps)]
+    (run/f"beliefs-{scorer}.parquet").mkdir()
+    pd.DataFrame(rows).to_parquet(run/f"beliefs-{scorer}.parquet"/"part-00000.parquet")
+
+Y, N, F = "Yes", "No", "Finished"
+q_games = [game("cat", 0, [N, Y, F]), game("cat", 1, [N, N, N]), game("dog", 0, [Y, F]), game("dog", 1, [N, N, Y, N]),
+           game("eel", 0, [N, N]), game("eel", 1, [Y, N, N])]
+# own beliefs (scorer q) and foreign ones (scorer s) on q's games, one per state t = 0..T
+own = {"cat#0": [-9, -7, -5, -1], "cat#1": [-9, -8, -8.5, -9.5], "dog#0": [-8, -6, -2], "dog#1": [-8, -9, -9, -7, -8],
+       "eel#0": [-7, -7, -6], "eel#1": [-7, -8, -8, -8]}
+foreign = {k: [v - 1 for v in lps] for k, lps in own.items()}
+# beliefs on the reference games (cat#0, dog#0) and on their copies with the penultimate answer flipped
+ref_own = {"cat#0": [-9, -6, -3, -4], "dog#0": [-8, -8.5, -2]}
+flip_own = {"cat#0+flip2": [-9, -6, -7, -8], "dog#0+flip1": [-8, -10, -9]}
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    "A hand-built experiment, every figure notebook run on it with papermill."
+    root = tmp_path_factory.mktemp("experiment")
+    runs = root/"runs"
+    write_run(runs/"paper--q", q_games)
+    write_beliefs(runs/"paper--q", "q", own); write_beliefs(runs/"paper--q", "s", foreign)
+    write_run(runs/"evals-shortlist--q", [game("box", 0, [N, N], protocol="evals-shortlist")])
+    info = make_reference(q_games, root)
+    write_beliefs(root/"reference", "q", ref_own); write_beliefs(root/"reference-flipped", "q", flip_own)
+    for n in paper_notebooks:
+        pm.execute_notebook(str(notebooks_dir()/f"{n}.ipynb"), str(root/f"{n}.ipynb"), kernel_name="python3", progress_bar=False,
+                            parameters=dict(runs_dir=str(runs), out_dir=str(root/"out"), reference_dir=str(root), settings=dict(case="hand-built")))
+    return root/"out", info
+
+def card(out, stem): return json.loads((out/f"{stem}.json").read_text())
+
+def test_reference_games(report):
+    _, info = report
+    assert (info["n_reference"], info["n_flipped"]) == (2, 2)
+
+def test_table1_pass_at_1(report):
+    out, _ = report
+    t = pd.read_csv(out/"table1_pass_at_1.csv").set_index("protocol")
+    # iteration 0 wins cat and dog of 3 games (66.7%), iteration 1 none: mean 33.3, std (ddof=1) 47.1
+    assert t.loc["paper", "pass1_mean"] == pytest.approx(100/3)
+    assert t.loc["paper", "pass1_std"] == pytest.approx(math.sqrt(2 * (100/3)**2))
+    assert t.loc["evals-shortlist", "pass1_mean"] == 0 and t.loc["paper", "n"] == 6
+    assert card(out, "table1_pass_at_1")["settings"]["case"] == "hand-built"
+    assert (out/"table1_pass_at_1.png").stat().st_size > 1000 and (out/"table1_pass_at_1.svg").exists()
+
+def test_fig1_cumulative_win_rate(report):
+    out, _ = report
+    c = pd.read_csv(out/"fig1_cumulative_win_rate.csv")
+    p = c[c.protocol == "paper"].set_index("turn").win_rate
+    assert p.tolist() == pytest.approx([0, 1/6, 2/6, 2/6, 2/6])      # wins at questions 2 and 3 of 6 games, 5 questions allowed
+
+def direct_pairs(lps, pairs):
+    "Per (won, lost) pair: mean over turns 1..m of the won-minus-lost belief, m the shorter game's last turn."
+    out = []
+    for w, l in pairs:
+        m = min(len(lps[w]), len(lps[l])) - 1
+        out.append(np.mean([lps[w][t] - lps[l][t] for t in range(1, m + 1)]))
+    return np.array(out)
+
+def test_fig2_permutation_test(report):
+    out, _ = report
+    d = direct_pairs(own, [("cat#0", "cat#1"), ("dog#0", "dog#1")])      # eel was never won: no pair
+    obs = d.mean()
+    p = np.mean([np.mean(np.array(s) * d) >= obs - 1e-12 for s in itertools.product([1, -1], repeat=len(d))])
+    t = pd.read_csv(out/"fig2_permutation_test.csv")
+    assert t.questioner.tolist() == ["q"] and t.n_pairs.tolist() == [2]
+    assert t.statistic[0] == pytest.approx(obs) and t.p_value[0] == pytest.approx(p)
+    b = pd.read_csv(out/"fig2_belief_by_outcome.csv")
+    won1 = b[(b.outcome == "won") & (b.turn == 1)]
+    assert won1["mean"].item() == pytest.approx((-7 + -6) / 2) and set(b.scorer) == {"q"}   # own games only
+    assert card(out, "fig2_belief_by_outcome")["has_data"] and (out/"fig2_belief_by_outcome.png").exists()
+
+def test_fig3_and_fig5_reference(report):
+    out, _ = report
+    b = pd.read_csv(out/"fig3_counterfactual.csv")
+    assert b[b.turn == 2]["mean"].item() == pytest.approx((-3 + -2) / 2)
+    s = pd.read_csv(out/"fig5_model_sizes.csv").set_index("state")
+    # before the winning question: cat#0 at t=2 (-3), dog#0 at t=1 (-8.5)
+    assert s.loc["before the winning question", "mean"] == pytest.approx((-3 - 8.5) / 2)
+    assert s.loc["all states", "count"] == 7
+
+def test_fig4_flip_difference(report):
+    out, _ = report
+    f = pd.read_csv(out/"fig4_flip.csv")
+    at = f[f.turn == f.flipped_turn].set_index("source_game_id").difference
+    assert at.to_dict() == pytest.approx({"cat#0": -7 - (-3), "dog#0": -10 - (-8.5)})
+    later = f[(f.source_game_id == "cat#0") & (f.turn == 3)].difference.item()
+    assert later == pytest.approx(-8 - (-4))
+
+def test_fig6_foreign_groups(report):
+    out, _ = report
+    g = pd.read_csv(out/"fig6_foreign_outcomes.csv")
+    assert set(g.scorer) == {"s"}                                          # q's own beliefs are not foreign
+    t0 = g[g.turn == 0].set_index("group")["mean"]
+    assert t0.to_dict() == pytest.approx({"won": (-10 - 9) / 2, "lost, solved at least once": (-10 - 9) / 2, "never solved": -8})
+
+def test_fig7_secret_difference(report):
+    out, _ = report
+    d = pd.read_csv(out/"fig7_secret_difference.csv")
+    q = d[d.scorer == "q"].set_index("secret").difference
+    assert q.to_dict() == pytest.approx({"cat": np.mean([-7, -5, -1]) - np.mean([-8, -8.5, -9.5]),
+                                         "dog": np.mean([-6, -2]) - np.mean([-9, -9, -7, -8])})
+
+def test_table5_max_min_sign_rule(report):
+    out, _ = report
+    t = pd.read_csv(out/"table5_max_min.csv")
+    # cat#0: max -3 (t=2) after min -9 (t=0): +6; dog#0: max -2 (t=2), min -8.5 (t=1) before it: +6.5
+    assert t["mean"].item() == pytest.approx(6.25) and t["std"].item() == pytest.approx(np.std([6, 6.5], ddof=1))
+
+def test_index_page_has_every_item(report):
+    out, _ = report
+    from twentyq.analysis import write_index
+    html = write_index(out).read_text()
+    for n in paper_notebooks: assert n in html
+
+def test_notebooks_on_small_real_runs(tmp_path):
+    "Defaults: the real runs in tests/fixtures (tiny models, nothing won): every notebook runs and says what it cannot show."
+    for n in paper_notebooks:
+        pm.execute_notebook(str(notebooks_dir()/f"{n}.ipynb"), str(tmp_path/f"{n}.ipynb"), kernel_name="python3",
+                            progress_bar=False, parameters=dict(out_dir=str(tmp_path/"out")))
+    out = tmp_path/"out"
+    assert card(out, "table1_pass_at_1")["has_data"] and card(out, "fig6_foreign_outcomes")["has_data"]
+    for stem in ["fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "fig7_secret_difference", "table5_max_min"]:
+        c = card(out, stem)
+        assert not c["has_data"] and c["note"], stem
+        assert not (out/f"{stem}.png").exists(), stem                       # no empty axes
+    nb = json.loads((tmp_path/"fig3_counterfactual.ipynb").read_text())
+    shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
+    assert "Nothing to show" in shown
