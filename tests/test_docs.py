@@ -47,6 +47,6 @@ def test_executed_notebook_and_command(tmp_path):
     rows = build_docs(tmp_path/"d", execute=True, only=["08_edits"], replay_scorer=None, progress=False)
     nb = [r for r in rows if r["kind"] == "notebook"]
     assert [(r["name"], r["status"]) for r in nb] == [("08_edits.ipynb", "executed")]
-    assert "In [2]:" in (tmp_path/"d"/"nbs"/"08_edits.html").read_text()   # cells ran: they have execution counts
+    assert "[2]:" in (tmp_path/"d"/"nbs"/"08_edits.html").read_text()   # cells ran: they have execution counts
     r = subprocess.run([sys.executable, "-m", "twentyq.docs", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "--no-execute" in r.stdout
