@@ -1,6 +1,7 @@
 # twentyq: the two commands of the README, and their set-up.
 #   make reproduce   run the main job on the embedded default models (report under reports/)
 #   make test        run the whole test suite (notebook hygiene, pytest, nbdev-test)
+#   make docs        build the documentation site from the notebooks into _docs/ (DOCS_ARGS=--no-execute: fast, unexecuted)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -33,6 +34,10 @@ test: $(STAMP)
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1
+
+# the documentation site (Quarto cannot be installed offline): API pages from show_doc, the notebooks executed, replay renders
+docs: $(STAMP)
+	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)
 
 # README.md is rendered from nbs/index.ipynb (Quarto, nbdev's renderer, cannot be installed offline)
 readme: $(STAMP)

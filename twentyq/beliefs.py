@@ -467,16 +467,26 @@ def _load_candidates(candidates):
     if isinstance(candidates, (str, Path)): return [w.strip() for w in Path(candidates).read_text(encoding="utf-8").splitlines() if w.strip()]
     return list(candidates)
 
-def _frame(records, beliefs, cand, run, scorer):
+def _top(lp, norm, cands, k):
+    "The `k` most likely candidates at each state, best first, with their normalised log-probs."
+    idx = np.argsort(-lp, axis=1, kind="stable")[:, :k]
+    return [[cands[j] for j in row] for row in idx], [norm[t, row].tolist() for t, row in enumerate(idx)]
+
+def _frame(records, beliefs, cand, run, scorer, top_k=0):
     rows = []
     for i, (r, lps) in enumerate(zip(records, beliefs)):
         cs = candidate_stats(cand[i]["logprobs"], cand[i]["secret_index"]) if cand else None
+        if cand and top_k:
+            clp = np.asarray(cand[i]["logprobs"], dtype=np.float64)
+            tw, tl = _top(clp, clp - np.logaddexp.reduce(clp, axis=1, keepdims=True), cand[i]["candidates"], top_k)
         for t, ((turn, _), lp) in enumerate(zip(belief_points(r), lps)):
             row = dict(run=run, game_id=r.get("game_id"), scorer=scorer, secret=r["secret"], turn=turn, logprob=lp)
             if cs: row.update(rank=int(cs["rank"][t]), norm_logprob=cs["norm_logprob"][t], entropy=cs["entropy"][t],
                               info_gain=cs["info_gain"][t], n_candidates=len(cand[i]["candidates"]))
+            if cand and top_k: row.update(top_candidates=tw[t], top_norm_logprobs=tl[t])
             rows.append(row)
     cols = ["run", "game_id", "scorer", "secret", "turn", "logprob"] + (["rank", "norm_logprob", "entropy", "info_gain", "n_candidates"] if cand else [])
+    cols += ["top_candidates", "top_norm_logprobs"] if cand and top_k else []
     return pd.DataFrame(rows, columns=cols)
 
 def score_beliefs(games, # list of game records, or a games.jsonl file / run folder
@@ -491,6 +501,7 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                   progress:bool=True, # show a progress bar over games
                   games_per_step:int=32, # games scored together between progress updates
                   device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
+                  top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."
     records, folder = _load_games(games)
@@ -502,9 +513,9 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
             part = records[a:a+games_per_step]
             lps = score_games(part, be, elicitation, batch_size, template_kw=template_kw)
             cs = score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw) if cands else None
-            frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name))
+            frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name, top_k))
             bar.update(len(part))
-    return pd.concat(frames, ignore_index=True) if frames else _frame([], [], None, run, be.name)
+    return pd.concat(frames, ignore_index=True) if frames else _frame([], [], cands, run, be.name, top_k)
 
 # %% ../nbs/07_beliefs.ipynb #48d8220f
 def beliefs_path(run_dir:Path|str, # run folder
@@ -524,6 +535,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               games_per_part:int=32, # games per parquet part file (the unit of resumption)
               progress:bool=True, # show a progress bar over games
               device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
+              top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
              ) -> pd.DataFrame:
     "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
     run_dir = Path(run_dir)
@@ -535,6 +547,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
                 candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
+    if cands and top_k: meta["top_k"] = top_k
     mf = out/"_meta.json"
     if mf.exists():
         old = json.loads(mf.read_text())
@@ -547,7 +560,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
         for a in range(0, len(todo), games_per_part):
             part = todo[a:a+games_per_part]
-            df = score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw, progress=False)
+            df = score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw, progress=False, top_k=top_k)
             n = 1 + max((int(p.stem.split("-")[1]) for p in out.glob("part-*.parquet")), default=-1)
             tmp = out/f".part-{n:05d}.parquet.tmp{os.getpid()}"
             df.to_parquet(tmp, index=False); os.replace(tmp, out/f"part-{n:05d}.parquet")
