@@ -28,7 +28,7 @@ if __name__ == "__main__":
             (f"batched lockstep ({a.games})", a.games, 0), (f"batched lockstep ({a.games})", a.games, a.cache_tokens)]
     rows = [(name, cache, *games_per_hour(active, cache, a)) for name, active, cache in arms]
     base = {cache: gph for name, cache, gph, _, _ in rows[:2]}
-    same = all(r[4].to_dict("records") == s[4].to_dict("records") for r, s in [(rows[0], rows[1]), (rows[2], rows[3])])
+    same = all(r[4].drop(columns="seconds").equals(s[4].drop(columns="seconds")) for r, s in [(rows[0], rows[1]), (rows[2], rows[3])])
     print(f"{a.games} games, {a.questions} questions each, replies <= {a.q_tokens}/{a.j_tokens} tokens, smollm2-135m vs itself, CPU")
     print(f"{'mode':<28}{'prefix cache':>13}{'wall (s)':>10}{'games/hour':>12}{'vs 1-at-a-time, same cache':>28}{'vs plain 1-at-a-time':>22}")
     for name, cache, gph, wall, _ in rows:
