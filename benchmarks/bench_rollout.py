@@ -1,27 +1,36 @@
-"""Games per hour: batched lockstep (all games in one batch per step) against one game at a time.
+"""Games per hour: batched lockstep (all games in one batch per step) against one game at a time, each with and without
+the backend's prefix K/V cache (reusing the K/V of earlier calls for the prompt tokens they share).
 
-Run: .venv/bin/python benchmarks/bench_rollout.py [--games 32] [--questions 4]
-The embedded SmolLM2 plays both roles under the paper's protocol. To keep the single-game arm within minutes on a
-CPU, games are short (few questions, short replies): the ratio, not the absolute rate, is what this measures."""
-import argparse, tempfile, time
+Run: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_rollout.py [--games 32] [--questions 4]
+The embedded SmolLM2 plays both roles under the paper's protocol. To keep the single-game arms within minutes on a
+CPU, games are short (few questions, short replies): the ratios, not the absolute rates, are what this measures."""
+import argparse, time
 from twentyq.rollout import play
 
-def games_per_hour(max_active, a):
-    "Play a.games games with at most `max_active` in play at once; return games per hour."
-    kw = dict(secrets="nouns_test", limit=a.games, iterations=1, max_questions=a.questions,
-              questioner_max_tokens=a.q_tokens, judge_max_tokens=a.j_tokens, progress=False, batch_size=a.games)
+def games_per_hour(max_active, cache_tokens, a):
+    "Play a.games games with at most `max_active` in play at once; return (games per hour, wall seconds, games)."
+    kw = dict(secrets="nouns_test", limit=a.games, iterations=1, max_questions=a.questions, questioner_max_tokens=a.q_tokens,
+              judge_max_tokens=a.j_tokens, progress=False, batch_size=a.games, prefix_cache_tokens=cache_tokens)
     play("smollm2-135m", max_active=1, **{**kw, "limit": 1, "max_questions": 1})   # warm-up: load the model
     t = time.time()
     games = play("smollm2-135m", max_active=max_active, **kw)
+    wall = time.time() - t
     assert len(games) == a.games
-    return a.games / (time.time() - t) * 3600, time.time() - t
+    return a.games / wall * 3600, wall, games
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--games", type=int, default=32); p.add_argument("--questions", type=int, default=4)
     p.add_argument("--q-tokens", type=int, default=24); p.add_argument("--j-tokens", type=int, default=48)
+    p.add_argument("--cache-tokens", type=int, default=32768)
     a = p.parse_args()
-    rows = [("one game at a time", *games_per_hour(1, a)), (f"batched lockstep ({a.games})", *games_per_hour(a.games, a))]
+    arms = [("one game at a time", 1, 0), ("one game at a time", 1, a.cache_tokens),
+            (f"batched lockstep ({a.games})", a.games, 0), (f"batched lockstep ({a.games})", a.games, a.cache_tokens)]
+    rows = [(name, cache, *games_per_hour(active, cache, a)) for name, active, cache in arms]
+    base = {cache: gph for name, cache, gph, _, _ in rows[:2]}
+    same = all(r[4].drop(columns="seconds").equals(s[4].drop(columns="seconds")) for r, s in [(rows[0], rows[1]), (rows[2], rows[3])])
     print(f"{a.games} games, {a.questions} questions each, replies <= {a.q_tokens}/{a.j_tokens} tokens, smollm2-135m vs itself, CPU")
-    print(f"{'mode':<28}{'wall (s)':>10}{'games/hour':>12}{'speed-up':>10}")
-    for name, gph, wall in rows: print(f"{name:<28}{wall:>10.1f}{gph:>12.0f}{gph / rows[0][1]:>9.1f}x")
+    print(f"{'mode':<28}{'prefix cache':>13}{'wall (s)':>10}{'games/hour':>12}{'vs 1-at-a-time, same cache':>28}{'vs plain 1-at-a-time':>22}")
+    for name, cache, gph, wall, _ in rows:
+        print(f"{name:<28}{'on' if cache else 'off':>13}{wall:>10.1f}{gph:>12.0f}{gph / base[cache]:>27.1f}x{gph / rows[0][2]:>21.1f}x")
+    print(f"games identical with and without the prefix cache: {same}")

@@ -54,3 +54,11 @@ def test_cli_refuses_a_folder_of_another_config(tmp_path):
     subprocess.run(_cmd(tmp_path)[:-4] + ["--limit", "1", "--out", str(tmp_path)], check=True, capture_output=True)
     r = subprocess.run(_cmd(tmp_path)[:-4] + ["--limit", "1", "--out", str(tmp_path), "--seed", "5"], capture_output=True, text=True)
     assert r.returncode != 0 and "different config" in r.stderr and "seed" in r.stderr
+
+def test_prefix_cache_changes_no_game_and_is_not_config(tmp_path):
+    kw = dict(SHORT, iterations=2)
+    on = play("smollm2-135m", out=str(tmp_path/"on"), **kw)
+    off = play("smollm2-135m", out=str(tmp_path/"off"), prefix_cache_tokens=0, **kw)
+    drop = lambda df: [{k: v for k, v in r.items() if k != "seconds"} for r in df.to_dict("records")]
+    assert drop(on) == drop(off)
+    assert (tmp_path/"on"/"config.json").read_text() == (tmp_path/"off"/"config.json").read_text()
