@@ -6,7 +6,8 @@ from twentyq.core import read_jsonl
 from twentyq.edits import truncate, flip_answer
 from twentyq.beliefs import score_run, score_beliefs, candidate_stats
 from twentyq.backend import get_backend
-from twentyq.replay import (load_games, load_beliefs, filter_games, find_game, turn_html, game_beliefs, belief_figure,
+from twentyq.analysis import load_beliefs
+from twentyq.replay import (load_games, filter_games, find_game, turn_html, game_beliefs, belief_figure,
                             candidates_table, rescore, flippable, replay_html, replay, game_outcome)
 
 FIXTURE = Path(__file__).parent/"fixtures"/"games_smollm2.jsonl"

@@ -14,11 +14,12 @@ from .core import read_jsonl
 from .metrics import crosscheck, names_secret
 from .edits import flip_answer
 from .beliefs import score_beliefs
+from .analysis import load_beliefs
 
 # %% auto #0
-__all__ = ['outcomes', 'load_games', 'load_beliefs', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'split_thinking',
-           'verdict_html', 'turn_html', 'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable',
-           'rescore', 'replay_html', 'Replay', 'replay']
+__all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'split_thinking', 'verdict_html',
+           'turn_html', 'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable', 'rescore',
+           'replay_html', 'Replay', 'replay']
 
 # %% ../nbs/12_replay.ipynb #30dd3284
 def _records(df):
@@ -46,12 +47,6 @@ def load_games(source, # run folder, games.jsonl file, DataFrame of games, or li
     if ids.duplicated().any():
         raise ValueError(f"{what} has several games with id {ids[ids.duplicated()].iloc[0]!r}: replay one run at a time")
     return games
-
-def load_beliefs(run_dir:Path|str, # run folder
-                ) -> pd.DataFrame|None:
-    "All `beliefs-*.parquet` tables of `run_dir` in one frame (None if the run has none)."
-    parts = sorted(Path(run_dir).glob("beliefs-*.parquet"))
-    return pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True) if parts else None
 
 # %% ../nbs/12_replay.ipynb #7dbfb106
 outcomes = ("won", "lost", "false win")
