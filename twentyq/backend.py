@@ -168,7 +168,7 @@ class HFBackend:
         self.stop_ids = self._stop_ids()
         self.kv_layout = kv_layout(self.model)
         self.prefix_cache = PrefixStore(prefix_cache_tokens) if prefix_cache_tokens > 0 and self.kv_layout else None
-        self.stats = dict(prompt_tokens=0, computed_tokens=0, decode_steps=0, prefill_s=0.0, decode_s=0.0)   # what generate did
+        self.stats = dict(prompt_tokens=0, computed_tokens=0, decode_steps=0, decode_rows=0, prefill_s=0.0, decode_s=0.0)   # what generate did (decode_rows: rows summed over decode steps)
 
     def _stop_ids(self):
         "End-of-turn tokens: the tokenizer's EOS, the generation config's, and the usual chat end markers."
@@ -283,7 +283,7 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
             out = self.model(input_ids=tok[:m, None], attention_mask=mask[:m, :n + 1], position_ids=nxt[:m, None],
                              past_key_values=_slab_cache(buf[:, :, :m], n), use_cache=True)
             logits, n, nxt = out.logits[:, -1].float(), n + 1, nxt + 1
-            self.stats["decode_steps"] += 1
+            self.stats["decode_steps"] += 1; self.stats["decode_rows"] += m
         self.stats["decode_s"] += time.time() - t0
     out = [None] * len(prompts)
     for b, i in enumerate(rows): out[i] = res[b]
