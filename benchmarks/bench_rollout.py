@@ -5,7 +5,7 @@ Run: .venv/bin/python benchmarks/bench_rollout.py [--games 32] [--questions 4]  
 The embedded SmolLM2 plays both roles under the paper's protocol. To keep the single-game arms within minutes on a
 CPU, replies are capped (24/48 tokens) and games default to 4 questions: the ratios, not the absolute rates, are what
 this measures. Run it on an otherwise idle machine with all its cores (torch's default): batched decoding is
-compute-bound and gains from every core, one game at a time is bound by memory bandwidth and barely does, so
+compute-bound and gains from every core, decoding one game at a time is bound by memory bandwidth and barely does, so
 OMP_NUM_THREADS=1 gives lower ratios. The last columns show where the time goes: prefill (compute-bound, the same work in
 both modes) and decode; rows/step is the mean batch size of a decode step: lockstep waits, each call, for the batch's
 longest reply, so its last steps run on a few rows."""
