@@ -245,7 +245,6 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
     for b, i in enumerate(rows): ids[b, Tmax - T[i]:] = torch.tensor(prompts[i]); mask[b, Tmax - T[i]:Tmax] = 1
     ids, mask = ids.to(dev), mask.to(dev)
     pos = (mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0)
-    self.stats["prompt_tokens"] += sum(T)
     res, gen, logits, t0 = [None] * B, [[] for _ in rows], [], time.time()
     with torch.no_grad():
         for a, z in _groups(need):                               # prefill
@@ -305,6 +304,7 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
     import torch
     if sampling.seed is not None: torch.manual_seed(sampling.seed)
     prompts = [self.encode(self.render(c, **template_kw)) for c in chats]
+    self.stats["prompt_tokens"] += sum(map(len, prompts))   # here, not in _generate_ids: shared-prefix passes are no prompts
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)   # similar lengths share a batch
     out = [None] * len(prompts)
     for k in range(0, len(order), self.batch_size):
