@@ -78,6 +78,13 @@ def test_judge_parsing_malformed():
     assert P.parse_gamemaster("I'd rather skip that one.") == ("Skip", True)
     assert P.parse_oracle("answer: No. explanation: ...") == ("No", True)
 
+def test_replies_that_name_the_answers_give_none():
+    "Real SmolLM2 oracle/gamemaster replies that echo the prompt's options: no answer, recorded as unparsed."
+    assert P.parse_oracle('The first yes-no question you\'d like to ask is: "Is it possible to play basketball?"') == ("No", False)
+    assert P.parse_gamemaster("You will answer their questions with 'yes', 'no', or 'skip'.") == ("Skip", False)
+    assert P.parse_judge('Given the question, is the correct response "Yes" or "No"?') == ("No", False)
+    assert P.parse_oracle("Yes, no doubt: it is round.") == ("Yes", True)
+
 def test_unparsed_reply_is_recorded_not_hidden():
     proto = P.get_protocol("paper")
     g = P.new_game(proto, "cat")

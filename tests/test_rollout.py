@@ -49,6 +49,9 @@ def test_killed_run_resumes_without_loss_or_duplicate(tmp_path):
     ids = [g["game_id"] for g in after]
     assert len(ids) == len(set(ids)) == 3
     assert after[:len(before)] == before, "finished games are kept as they were"
+    whole = play("smollm2-135m", secrets="nouns_test", limit=3, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24, progress=False)
+    no_time = lambda gs: sorted(({k: v for k, v in g.items() if k != "seconds"} for g in gs), key=lambda g: g["game_id"])   # in the order they finished
+    assert no_time(after) == no_time(whole.to_dict("records")), "killed, resumed, one game at a time: the games of one uninterrupted batched run"
 
 def test_cli_refuses_a_folder_of_another_config(tmp_path):
     subprocess.run(_cmd(tmp_path)[:-4] + ["--limit", "1", "--out", str(tmp_path)], check=True, capture_output=True)
@@ -62,3 +65,15 @@ def test_prefix_cache_changes_no_game_and_is_not_config(tmp_path):
     drop = lambda df: [{k: v for k, v in r.items() if k != "seconds"} for r in df.to_dict("records")]
     assert drop(on) == drop(off)
     assert (tmp_path/"on"/"config.json").read_text() == (tmp_path/"off"/"config.json").read_text()
+
+def test_bfloat16_run_records_dtype_and_cache_budget(tmp_path):
+    games = play("smollm2-135m", out=str(tmp_path), dtype="bfloat16", prefix_cache_tokens=4096, **SHORT)
+    cfg = json.loads((tmp_path/"config.json").read_text())
+    assert (cfg["dtype"], cfg["prefix_cache_tokens"]) == ("bfloat16", 4096)
+    assert len(games) == 1 and games.iloc[0].messages[-1]["content"]
+    with pytest.raises(RunConfigMismatch, match="dtype: folder has 'bfloat16', command has 'float32'"):
+        play("smollm2-135m", out=str(tmp_path), dtype="float32", prefix_cache_tokens=4096, **SHORT)
+    with pytest.raises(RunConfigMismatch, match="prefix_cache_tokens"):
+        play("smollm2-135m", out=str(tmp_path), dtype="bfloat16", **SHORT)
+    with pytest.raises(RunConfigMismatch, match="max_active: folder has 256, command has 1"):
+        play("smollm2-135m", out=str(tmp_path), dtype="bfloat16", prefix_cache_tokens=4096, max_active=1, **SHORT)

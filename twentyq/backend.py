@@ -22,7 +22,7 @@ class Sampling:
     top_p: float = 1.0           # nucleus sampling mass (1: off)
     top_k: int = 0               # keep the k most likely tokens (0: off)
     max_new_tokens: int = 1024   # longest reply, in tokens
-    seed: int|None = None        # seed for this call (None: leave the generator as it is)
+    seed: int|list[int]|None = None  # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
 
     @property
     def greedy(self): return self.temperature == 0
@@ -207,12 +207,13 @@ def _groups(need, # tokens to compute per row, most first
 def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
           s:Sampling, # sampling parameters
           order:list[int], # each row's index in the call
+          gens:list|None=None, # a torch.Generator per chat of the call (None: one shared stream, rows drawn in `order`)
          ):
-    "Next token of each row: the argmax, or a draw after temperature, top-k (the k largest) and top-p (transformers' warper), rows drawn in `order`."
+    "Next token of each row: the argmax, or a draw after temperature, top-k (the k largest) and top-p (transformers' warper)."
     import torch
     from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
     if s.greedy: return logits.argmax(-1)
-    perm = torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=logits.device)
+    perm = torch.tensor(sorted(range(len(order)), key=order.__getitem__) if gens is None else range(len(order)), device=logits.device)
     scores = logits[perm]
     if s.temperature != 1.0: scores = TemperatureLogitsWarper(s.temperature)(None, scores)
     if s.top_k and s.top_k < scores.shape[-1]:   # top-p then sorts only the k best, not the whole vocabulary
@@ -221,13 +222,19 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
         scores = torch.full_like(scores, -float("inf")).scatter_(-1, idx, vals)
     elif s.top_p < 1.0: scores = TopPLogitsWarper(s.top_p)(None, scores)
     out = torch.empty(len(order), dtype=torch.long, device=logits.device)
-    out[perm] = torch.multinomial(scores.softmax(-1), 1)[:, 0]
+    probs = scores.softmax(-1)
+    if gens is None: out[perm] = torch.multinomial(probs, 1)[:, 0]
+    else:   # inverse CDF of one uniform number from each row's own generator
+        u = torch.tensor([torch.rand((), generator=gens[i], dtype=torch.float64).item() for i in order], dtype=torch.float64, device=logits.device)
+        cdf = probs.double().cumsum(-1)
+        out[perm] = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)[:, 0].clamp(max=probs.shape[-1] - 1)
     return out
 
 # %% ../nbs/02_backend.ipynb #31552f1f
 @patch
 def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each prompt (one batch)
                   s:Sampling, # sampling parameters
+                  seeds:list[int]|None=None, # a seed per prompt: each row draws from a generator of its own
                  ) -> list[list[int]]:
     "Generated token ids of each prompt: prefill reusing stored K/V, decode in a slab, store each row's K/V."
     import torch
@@ -246,6 +253,7 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
     ids, mask = ids.to(dev), mask.to(dev)
     pos = (mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0)
     res, gen, logits, t0 = [None] * B, [[] for _ in rows], [], time.time()
+    gens = [torch.Generator().manual_seed(x) for x in seeds] if seeds and not s.greedy else None
     with torch.no_grad():
         for a, z in _groups(need):                               # prefill
             P = Tmax - need[a]                                   # columns taken from the slab for rows a..z-1
@@ -261,7 +269,7 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
         nxt = torch.tensor([T[i] for i in rows], device=dev)       # position of each row's next token
         self.stats["prefill_s"] += time.time() - t0; t0 = time.time()
         while True:                                              # decode
-            tok = _pick(logits, s, [rows[b] for b in at])
+            tok = _pick(logits, s, [rows[b] for b in at], gens)
             done = []
             for j, t in enumerate(tok.tolist()):
                 g = gen[at[j]]; g.append(t)
@@ -302,7 +310,9 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
             ) -> list[str]:
     "The model's reply to each chat."
     import torch
-    if sampling.seed is not None: torch.manual_seed(sampling.seed)
+    seeds = sampling.seed if isinstance(sampling.seed, (list, tuple)) else None
+    if seeds is not None and len(seeds) != len(chats): raise ValueError(f"{len(seeds)} seeds for {len(chats)} chats: give one seed per chat, or one int")
+    if sampling.seed is not None and seeds is None: torch.manual_seed(sampling.seed)
     prompts = [self.encode(self.render(c, **template_kw)) for c in chats]
     self.stats["prompt_tokens"] += sum(map(len, prompts))   # here, not in _generate_ids: shared-prefix passes are no prompts
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)   # similar lengths share a batch
@@ -311,7 +321,7 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
         part = order[k:k + self.batch_size]
         gen = self._generate_ids if self.kv_layout else self._hf_generate_ids
         if self.prefix_cache is not None: self._share_prefixes([prompts[i] for i in part])
-        for i, g in zip(part, gen([prompts[i] for i in part], sampling)):
+        for i, g in zip(part, gen([prompts[i] for i in part], sampling, [seeds[i] for i in part] if seeds else None)):
             out[i] = self.tok.decode(g, skip_special_tokens=True).strip()
     return out
 
@@ -332,9 +342,10 @@ def _share_prefixes(self:HFBackend, prompts:list[list[int]], # token ids of the 
             self._generate_ids([prompts[i][:shared]], Sampling(max_new_tokens=1))   # greedy: draws no random numbers
 
 @patch
-def _hf_generate_ids(self:HFBackend, prompts, s):
+def _hf_generate_ids(self:HFBackend, prompts, s, seeds=None):
     "Generated token ids of each prompt by `model.generate` (left-padded batch, no reuse): models without a plain K/V layout."
     import torch
+    if seeds: torch.manual_seed(seeds[0])   # one stream for the batch: replies depend on the batch's other prompts
     width, pad = max(map(len, prompts)), self.tok.pad_token_id
     x = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=self.device)
     mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=self.device)

@@ -15,7 +15,7 @@ from .backend import Sampling
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
            'judge_sampling', 'template_kw', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
            'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
-           'lmrl_history', 'lmrl_next', 'lmrl_final', 'protocols', 'paper_judge_chat', 'parse_judge',
+           'lmrl_history', 'lmrl_next', 'lmrl_final', 'protocols', 'paper_judge_chat', 'drop_options', 'parse_judge',
            'questioner_sampling', 'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify',
            'parse_gamemaster', 'evals_start', 'evals_on_reply', 'evals_on_judge', 'lmrl_guesser_prompt',
            'lmrl_names_object', 'parse_oracle', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge',
@@ -42,13 +42,22 @@ def paper_judge_chat(secret:str, # the secret word
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
 _answer_tag = re.compile(r"<answer>\s*\[?\s*(yes|no|finished)\s*\]?\s*\.?\s*</answer>", re.I)
+_opt = r"[\"'\[]?\b(?:yes|no|skip|finished)\b[\"'\]]?"   # an answer word, maybe quoted
+_quoted = r"[\"'\[](?:yes|no|skip|finished)[\"'\]]"
+_options = re.compile(rf"{_opt}(?:\s*(?:-|/|,?\s*\bor\b)\s*{_opt})+|{_quoted}(?:\s*,\s*{_quoted})+(?:\s*,?\s*or\s*{_quoted})?", re.I)
+
+def drop_options(text:str, # a judge's reply
+                ) -> str:
+    "`text` without the lists that name the answers instead of giving one: 'a yes-no question', \"'yes', 'no', or 'skip'\", 'Yes or No'."
+    named = lambda m: len({w.lower() for w in re.findall(r"yes|no|skip|finished", m.group(0), re.I)}) > 1
+    return _options.sub(lambda m: " " if named(m) else m.group(0), text or "")
 
 def parse_judge(raw:str, # the judge's reply, as generated
                ) -> tuple[str, bool]:
     "The judge's answer (Yes/No/Finished) and whether `raw` parsed; unparsed replies are answered `unparsed_answer`."
     tags = _answer_tag.findall(raw or "")
     if tags: return tags[-1].capitalize(), True
-    said = re.sub(r"<think>.*?</think>", "", raw or "", flags=re.S)
+    said = drop_options(re.sub(r"<think>.*?</think>", "", raw or "", flags=re.S))
     words = {w.capitalize() for w in re.findall(r"\b(yes|no|finished)\b", said, re.I)}
     return (words.pop(), True) if len(words) == 1 else (unparsed_answer, False)
 
@@ -120,7 +129,7 @@ def evals_classify(reply:str, # the guesser's output
 def parse_gamemaster(raw:str, # the gamemaster's reply
                     ) -> tuple[str, bool]:
     "The gamemaster's answer as Yes/No/Skip, and whether it parsed (unparsed replies count as Skip)."
-    m = re.search(r"\b(yes|no|skip)\b", raw or "", re.I)
+    m = re.search(r"\b(yes|no|skip)\b", drop_options(raw), re.I)
     return (m.group(1).capitalize(), True) if m else ("Skip", False)
 
 # %% ../nbs/04_protocols.ipynb #d2254cde
@@ -181,7 +190,7 @@ def lmrl_names_object(question:str, # the guesser's question
 def parse_oracle(raw:str, # the oracle's reply
                 ) -> tuple[str, bool]:
     "Yes/No from the oracle's reply; unparsed replies are answered `unparsed_answer`."
-    m = re.search(r"\b(yes|no)\b", raw or "", re.I)
+    m = re.search(r"\b(yes|no)\b", drop_options(raw), re.I)
     return (m.group(1).capitalize(), True) if m else (unparsed_answer, False)
 
 # %% ../nbs/04_protocols.ipynb #9fd8300e

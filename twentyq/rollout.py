@@ -6,20 +6,20 @@ Docs: https://twentyq.github.io/twentyq/rollout.html.md"""
 
 # %% ../nbs/06_rollout.ipynb #52a24db0
 from __future__ import annotations
-import json, time
+import hashlib, json, time
 from collections import deque
 from dataclasses import replace
 from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 import twentyq
-from .core import append_jsonl, read_jsonl, file_sha256, set_seed
+from .core import append_jsonl, read_jsonl, file_sha256, set_seed, pick_device, pick_dtype
 from .backend import get_backend, Sampling
 from .protocols import get_protocol, new_game, game_over, questioner_sampling, judge_sampling, template_kw, draw_shortlist
 from .wordlists import load_secrets, wordlist_path
 
 # %% auto #0
-__all__ = ['RunConfigMismatch', 'run_config', 'open_run', 'play']
+__all__ = ['RunConfigMismatch', 'run_config', 'open_run', 'play', 'game_seeds']
 
 # %% ../nbs/06_rollout.ipynb #060cb800
 class RunConfigMismatch(ValueError):
@@ -36,15 +36,22 @@ def run_config(questioner:str, # questioner model
                questioner_max_tokens:int, # longest questioner reply
                judge_max_tokens:int, # longest judge reply
                engine:str="hf", # inference engine
+               dtype:str="float32", # the models' dtype ("float32", "bfloat16" ...)
+               prefix_cache_tokens:int=0, # the backends' prefix K/V budget (part of the config below float32 only)
+               max_active:int=256, # most games in play at once (part of the config below float32 only)
+               batch_size:int=32, # most chats in one generate call (part of the config below float32 only)
               ) -> dict:
     "The config that determines a run's games."
     path = wordlist_path(secrets)
     qs, js = questioner_sampling(questioner, questioner_max_tokens), replace(judge_sampling, max_new_tokens=judge_max_tokens)
-    return dict(questioner=questioner, judge=judge, protocol=protocol, secrets=str(path), secrets_sha256=file_sha256(path),
-                iterations=iterations, seed=seed, limit=limit, max_questions=max_questions, engine=engine,
-                questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
-                judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
-                template_kw=template_kw, twentyq_version=twentyq.__version__)
+    cfg = dict(questioner=questioner, judge=judge, protocol=protocol, secrets=str(path), secrets_sha256=file_sha256(path),
+               iterations=iterations, seed=seed, limit=limit, max_questions=max_questions, engine=engine, dtype=dtype,
+               questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
+               judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
+               template_kw=template_kw, twentyq_version=twentyq.__version__)
+    if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
+        cfg.update(prefix_cache_tokens=prefix_cache_tokens, max_active=max_active, batch_size=batch_size)
+    return cfg
 
 def open_run(out:Path|str, # run folder
              config:dict, # the command's config
@@ -92,9 +99,10 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
          max_active:int=256, # most games in play at once
          batch_size:int=32, # most chats in one generate call
          device:str|None=None, # device for both models
+         dtype:str|None=None, # the models' dtype: "float32", "bfloat16" ...; None: float32 on CPU, bfloat16 on CUDA
          engine:str="hf", # inference engine
          progress:bool=True, # show a progress bar
-         prefix_cache_tokens:int=32768, # tokens of K/V each model keeps to reuse across steps (0: off; replies are the same)
+         prefix_cache_tokens:int=32768, # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
         ) -> pd.DataFrame:
     "Play every secret `iterations` times, questioner against judge, all games in lockstep; one row per game."
     judge = judge or questioner
@@ -103,11 +111,13 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     table = load_secrets(secrets)
     pool = table.secret.tolist()   # shortlists are drawn from the whole list
     if limit: table = table.head(limit)
-    cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens, engine)
+    device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
+    cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
+                     engine, dtype, prefix_cache_tokens, max_active, batch_size)
     records = open_run(out, cfg) if out else []
     todo = deque(_games_to_play(table, pool, iterations, P, seed, {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
     if todo:
-        kw = dict(engine=engine, device=device, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
+        kw = dict(engine=engine, device=device, dtype=dtype, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
         qb = get_backend(questioner, **kw)
         jb = qb if judge == questioner else get_backend(judge, **kw)
         _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), seed, max_active,
@@ -115,20 +125,27 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     return pd.DataFrame(records)
 
 # %% ../nbs/06_rollout.ipynb #5bda3139
+def game_seeds(seed:int, # run seed
+               games:list[dict], # games in play
+               role:str, # "questioner" or "judge": whose reply the seeds are for
+              ) -> list[int]:
+    "A seed for each game's next `role` reply, from the run seed, the game's id and its length so far: the same whatever games share the call."
+    key = lambda g: f"{seed}/{g['game_id']}/{len(g['turns'])}/{len(g['messages'])}/{role}".encode()
+    return [int.from_bytes(hashlib.sha256(key(g)).digest()[:8], "big") >> 1 for g in games]
+
 def _lockstep(P, todo, qb, jb, qs, js, seed, max_active, records, games_file, progress):
     "Advance all games in play together until the queue is empty; append each finished game to `records` (and `games_file`)."
-    set_seed(seed)
-    active, step, t0 = [], 0, time.time()
+    set_seed(seed)   # for backends that take one seed per call (model.generate's path)
+    active, t0 = [], time.time()
     bar = tqdm(total=len(todo), desc="games", disable=not progress)
     while todo or active:
         while todo and len(active) < max_active:
             g = new_game(P, **todo.popleft()); g["_t0"] = time.time(); active.append(g)
-        replies = qb.generate([P.questioner_chat(g) for g in active], replace(qs, seed=seed*7919 + step), **template_kw)
+        replies = qb.generate([P.questioner_chat(g) for g in active], replace(qs, seed=game_seeds(seed, active, "questioner")), **template_kw)
         judged = [(g, chat) for g, r in zip(active, replies) if (chat := P.on_reply(g, r)) is not None]
         if judged:
-            raws = jb.generate([c for _, c in judged], replace(js, seed=seed*7919 + step), **template_kw)
+            raws = jb.generate([c for _, c in judged], replace(js, seed=game_seeds(seed, [g for g, _ in judged], "judge")), **template_kw)
             for (g, _), raw in zip(judged, raws): P.on_judge(g, raw)
-        step += 1
         for g in [g for g in active if game_over(P, g)]:
             g["seconds"] = round(time.time() - g.pop("_t0"), 3)
             if games_file: append_jsonl(games_file, g)
