@@ -8,6 +8,10 @@ from twentyq.metrics import crosscheck
 
 SHORT = dict(limit=1, iterations=1, max_questions=2, questioner_max_tokens=16, judge_max_tokens=40, progress=False)
 
+def _no_seconds(games):
+    "Each game's record without its wall time, in the order given."
+    return [{k: v for k, v in g.items() if k != "seconds"} for g in games]
+
 @pytest.mark.parametrize("protocol", ["paper", "evals-shortlist", "lmrl"])
 def test_real_game_between_embedded_models(protocol, tmp_path):
     secrets = {"paper": "nouns_test", "evals-shortlist": "evals207", "lmrl": "lmrl158"}[protocol]
@@ -50,8 +54,8 @@ def test_killed_run_resumes_without_loss_or_duplicate(tmp_path):
     assert len(ids) == len(set(ids)) == 3
     assert after[:len(before)] == before, "finished games are kept as they were"
     whole = play("smollm2-135m", secrets="nouns_test", limit=3, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24, progress=False)
-    no_time = lambda gs: sorted(({k: v for k, v in g.items() if k != "seconds"} for g in gs), key=lambda g: g["game_id"])   # in the order they finished
-    assert no_time(after) == no_time(whole.to_dict("records")), "killed, resumed, one game at a time: the games of one uninterrupted batched run"
+    by_id = lambda gs: sorted(_no_seconds(gs), key=lambda g: g["game_id"])   # records come in the order games finished
+    assert by_id(after) == by_id(whole.to_dict("records")), "killed, resumed, one game at a time: the games of one uninterrupted batched run"
 
 def test_cli_refuses_a_folder_of_another_config(tmp_path):
     subprocess.run(_cmd(tmp_path)[:-4] + ["--limit", "1", "--out", str(tmp_path)], check=True, capture_output=True)
@@ -62,8 +66,7 @@ def test_prefix_cache_changes_no_game_and_is_not_config(tmp_path):
     kw = dict(SHORT, iterations=2)
     on = play("smollm2-135m", out=str(tmp_path/"on"), **kw)
     off = play("smollm2-135m", out=str(tmp_path/"off"), prefix_cache_tokens=0, **kw)
-    drop = lambda df: [{k: v for k, v in r.items() if k != "seconds"} for r in df.to_dict("records")]
-    assert drop(on) == drop(off)
+    assert _no_seconds(on.to_dict("records")) == _no_seconds(off.to_dict("records"))
     assert (tmp_path/"on"/"config.json").read_text() == (tmp_path/"off"/"config.json").read_text()
 
 def test_bfloat16_run_records_dtype_and_cache_budget(tmp_path):

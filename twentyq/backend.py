@@ -213,7 +213,7 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
     import torch
     from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
     if s.greedy: return logits.argmax(-1)
-    perm = torch.tensor(sorted(range(len(order)), key=order.__getitem__) if gens is None else range(len(order)), device=logits.device)
+    perm = torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=logits.device) if gens is None else slice(None)
     scores = logits[perm]
     if s.temperature != 1.0: scores = TemperatureLogitsWarper(s.temperature)(None, scores)
     if s.top_k and s.top_k < scores.shape[-1]:   # top-p then sorts only the k best, not the whole vocabulary

@@ -42,14 +42,15 @@ def paper_judge_chat(secret:str, # the secret word
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
 _answer_tag = re.compile(r"<answer>\s*\[?\s*(yes|no|finished)\s*\]?\s*\.?\s*</answer>", re.I)
-_opt = r"[\"'\[]?\b(?:yes|no|skip|finished)\b[\"'\]]?"   # an answer word, maybe quoted
-_quoted = r"[\"'\[](?:yes|no|skip|finished)[\"'\]]"
+_words = "yes|no|skip|finished"                        # the answers a judge can give, in any protocol
+_opt = rf"[\"'\[]?\b(?:{_words})\b[\"'\]]?"           # an answer word, maybe quoted
+_quoted = rf"[\"'\[](?:{_words})[\"'\]]"
 _options = re.compile(rf"{_opt}(?:\s*(?:-|/|,?\s*\bor\b)\s*{_opt})+|{_quoted}(?:\s*,\s*{_quoted})+(?:\s*,?\s*or\s*{_quoted})?", re.I)
 
 def drop_options(text:str, # a judge's reply
                 ) -> str:
     "`text` without the lists that name the answers instead of giving one: 'a yes-no question', \"'yes', 'no', or 'skip'\", 'Yes or No'."
-    named = lambda m: len({w.lower() for w in re.findall(r"yes|no|skip|finished", m.group(0), re.I)}) > 1
+    named = lambda m: len({w.lower() for w in re.findall(_words, m.group(0), re.I)}) > 1
     return _options.sub(lambda m: " " if named(m) else m.group(0), text or "")
 
 def parse_judge(raw:str, # the judge's reply, as generated
