@@ -32,8 +32,8 @@ reproduce: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python .ci/check_notebooks.py
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider
-	cd nbs && ../$(BIN)/nbdev-test --n-workers 1
+	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
+	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
 
 # the documentation site (Quarto cannot be installed offline): API pages from show_doc, the notebooks executed, replay renders
 docs: $(STAMP)

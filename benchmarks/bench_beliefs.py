@@ -29,7 +29,8 @@ sys.path.insert(0, str(root/"tests"))
 
 def games_for_bench(be, n, turns=20):
     "n scripted games (cached under the twentyq cache), secrets from the test nouns."
-    from twentyq.core import cache_dir, read_jsonl
+    from twentyq.core import cache_dir
+    from twentyq.runs import read_jsonl
     from make_fixtures import scripted_games, write_jsonl
     p = cache_dir("bench")/f"games_{be.name}_{n}x{turns}.jsonl"
     if p.exists(): return read_jsonl(p)

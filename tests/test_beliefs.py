@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 from twentyq.backend import get_backend, split_pair
-from twentyq.core import read_jsonl
+from twentyq.runs import read_jsonl
 from twentyq.beliefs import (belief_points, contexts, naive_beliefs, naive_candidates, score_games, score_candidates,
                              candidate_stats, score_beliefs, score_run, beliefs_path, default_elicitation)
 from twentyq.edits import truncate

@@ -45,7 +45,7 @@ def free_port() -> int:
 
 def make_run(d: Path) -> tuple[Path, list[dict]]:
     "A run folder: the fixture's real SmolLM2 games cut to 5 turns, scored by SmolLM2 with the top-10 of 15 candidates."
-    from twentyq.core import read_jsonl
+    from twentyq.runs import read_jsonl
     from twentyq.edits import truncate
     from twentyq.beliefs import score_run
     run = d/"smollm2-run"; run.mkdir()

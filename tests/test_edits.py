@@ -62,7 +62,7 @@ def test_flip_penultimate():
 def test_edited_real_games_score_unchanged():
     "Edited fixture games go through score_beliefs as they are; a flip at turn k leaves the beliefs before it alone."
     import torch
-    from twentyq.core import read_jsonl
+    from twentyq.runs import read_jsonl
     from twentyq.backend import get_backend
     from twentyq.beliefs import score_beliefs, naive_beliefs
     n = torch.get_num_threads(); torch.set_num_threads(1)

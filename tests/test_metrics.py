@@ -5,8 +5,8 @@ import pytest
 from twentyq.metrics import *
 
 
-def turn(i, question, answer="No", kind="question", guess=None):
-    return dict(turn=i, question=question, kind=kind, guess=guess, judge_raw=None, answer=answer,
+def turn(i, question, answer="No", kind="question", guess=None, raw=None):
+    return dict(turn=i, question=question, kind=kind, guess=guess, judge_raw=raw, answer=answer,
                 parse_ok=True, n_messages=2 + 2*i)
 
 
@@ -107,11 +107,14 @@ def test_false_win_rate_nan_without_finished_games():
 # --- pass@1 and cumulative win rate --------------------------------------------------------------
 
 def test_pass_at_1():
+    "The std is np.std over iterations, ddof=0, as the paper's authors compute it (delta-belief-rl metrics_utils.py L399-418)."
     mean, std = pass_at_1(RUN)                               # per iteration: 100, 50, 0 %
     assert mean == pytest.approx(50.0)
-    assert std == pytest.approx(50.0)                        # sqrt((50^2 + 0 + 50^2) / 2)
-    mean, std = pass_at_1(games_frame(RUN[2:4]))             # a single iteration: 50%, std NaN
-    assert mean == pytest.approx(50.0) and math.isnan(std)
+    assert std == pytest.approx(math.sqrt((50**2 + 0 + 50**2) / 3))
+    mean, std = pass_at_1(games_frame(RUN[2:4]))             # a single iteration: 50%, std 0
+    assert mean == pytest.approx(50.0) and std == 0.0
+    two = [game("cat", 0, win_at=2), game("dog", 0, win_at=3), game("eel", 0), game("cat", 1), game("dog", 1), game("eel", 1)]
+    assert pass_at_1(two) == pytest.approx((100/3, 100/3))  # 66.7% and 0%: mean 33.3, std 33.3 (ddof=1 would give 47.1)
 
 
 def test_cumulative_win_rate():
@@ -134,8 +137,8 @@ def test_cumulative_win_rate_by_group():
 def evals_won():
     "Secret 'lamp' (medium): Q, wrong guess, violation, Q (skip), skip Q, Q, Q, right guess: 5 questions."
     ts = [turn(1, "Is it alive?"), turn(2, "[GUESS chair]", None, "guess", "chair"),
-          turn(3, "I am not sure.", None, "violation"), turn(4, "Is it electric?", "Skip"),
-          turn(5, "Is it bright?", "skip"), turn(6, "Is it in a house?", "Yes"), turn(7, "Is it on a desk?", "Yes"),
+          turn(3, "I am not sure.", None, "violation"), turn(4, "Is it electric?", "Skip", raw="skip"),
+          turn(5, "Is it bright?", "Skip", raw="SKIP"), turn(6, "Is it in a house?", "Yes"), turn(7, "Is it on a desk?", "Yes"),
           turn(8, "[GUESS lamp]", None, "guess", "lamp")]
     return {**game("lamp", protocol="evals", difficulty="medium"), "turns": ts, "won": True, "win_turn": 5, "n_questions": 5}
 
@@ -177,6 +180,21 @@ def test_evals_metrics_by_difficulty():
     with pytest.raises(ValueError, match="difficulty"): evals_metrics_by_difficulty(RUN)
 
 
+def test_evals_refusals_by_evals_rule_scripted():
+    "A refusal is a gamemaster reply that is exactly 'skip' in any case (evals eval.py L188-189), whatever twentyq parsed from it."
+    from twentyq.protocols import get_protocol, new_game
+    for lenient in (False, True):
+        E = get_protocol("evals", lenient=lenient)
+        g = new_game(E, "lamp", difficulty="medium")
+        for q, raw in [("Is it alive?", "skip"), ("Is it big?", "Skip"), ("Is it red?", "Skip."), ("Is it old?", "I'd rather skip."),
+                       ("Is it electric?", " skip"), ("Is it bright?", "yes")]:
+            E.on_reply(g, q); E.on_judge(g, raw)
+        E.on_reply(g, "[GUESS lamp]")
+        assert [t["answer"] for t in g["turns"][:5]] == ["Skip"] * 5            # the protocol records all five as Skip
+        e = evals_game(g)
+        assert (e["num_gamemaster_refusals"], e["num_questions"], e["score"], e["won"]) == (2, 6, 14, True)
+
+
 # --- LMRL-Gym ------------------------------------------------------------------------------------
 
 def test_lmrl_return():
@@ -209,7 +227,7 @@ def test_summary():
     s = summary(RUN + hacks + [evals_won(), evals_lost()] + lmrl).set_index(["protocol", "questioner"])
     assert s.loc[("paper", "a"), "n"] == 6
     assert s.loc[("paper", "a"), "pass1_mean"] == pytest.approx(50)
-    assert s.loc[("paper", "a"), "pass1_std"] == pytest.approx(50)
+    assert s.loc[("paper", "a"), "pass1_std"] == pytest.approx(math.sqrt(5000 / 3))
     assert s.loc[("paper", "a"), "false_win_rate"] == 0
     assert s.loc[("paper", "x"), "false_win_rate"] == 1 and s.loc[("paper", "x"), "pass1_mean"] == 100
     assert s.loc[("paper", "x"), "n_finished"] == 3 and math.isnan(s.loc[("paper", "x"), "score"])

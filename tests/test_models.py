@@ -21,12 +21,12 @@ def _load_in_subprocess(name, cache):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
-def test_converted_cache_is_written_then_used(tmp_path):
+def test_converted_cache_is_written_then_used(tmp_path, monkeypatch):
     first = _load_in_subprocess("smollm2-135m", tmp_path)
     assert first[0] == "gguf"
-    os.environ["TWENTYQ_CACHE"] = str(tmp_path)
-    try: dest = converted_path("smollm2-135m")
-    finally: del os.environ["TWENTYQ_CACHE"]
+    with monkeypatch.context() as m:
+        m.setenv("TWENTYQ_CACHE", str(tmp_path))
+        dest = converted_path("smollm2-135m")
     assert dest.parent.parent == tmp_path
     for f in ["config.json", "model.safetensors", "tokenizer.json", "twentyq.json"]: assert (dest/f).exists(), f
     assert not list(dest.parent.glob("*.tmp*")), "no temporary folder is left behind"

@@ -1,4 +1,10 @@
-"Each protocol's prompts against the published text, and judge parsing on real and malformed replies."
+"""Each protocol's prompts against the published text, and its game rules against its source's code, in games scripted by hand.
+
+The sources, at the commits the protocols notebook names: openai/evals `evals/elsuite/twenty_questions/eval.py` and `utils.py`;
+abdulhaim/LMRL-Gym `llm_rl_scripts/twenty_questions/env/env.py`, `oracle.py`, `data.py`; bethgelab/delta-belief-rl (the paper's
+authors) `delta_belief_rl/workers/fsdp_workers.py` and `llm_agent/generation.py`. Each expected value is what that code does."""
+from dataclasses import replace
+import pytest
 from twentyq import protocols as P
 
 # The published texts, copied here a second time on purpose: a change to a prompt constant must be deliberate.
@@ -51,7 +57,8 @@ def test_paper_prompts():
 def test_evals_prompts():
     assert P.evals_task() == EVALS_TASK
     short = P.evals_task(shortlist=["dog", "cat"])
-    assert short == EVALS_TASK.replace("should try to guess. ", "should try to guess. The noun is in this list: dog, cat.\n")
+    # utils.py L26-27 formats the Python list itself into the prompt
+    assert short == EVALS_TASK.replace("should try to guess. ", "should try to guess. The noun is in this list: ['dog', 'cat'].\n")
     g = P.new_game(P.get_protocol("evals"), "cat")
     assert P.get_protocol("evals").on_reply(g, "Is it alive?") == [{"role": "system", "content": EVALS_GM_CAT}, {"role": "user", "content": "Is it alive?"}]
 
@@ -67,24 +74,6 @@ def test_lmrl_prompts():
     oracle = P.lmrl_oracle.replace("{{word}}", "Cup").replace("{{question}}", "Is it alive?")
     assert oracle.endswith("Answer the question about the object truthfully.\nobject: Cup\nquestion: Is it alive?\nanswer (yes or no):")
 
-def test_judge_parsing_malformed():
-    assert P.parse_judge("<think>It is an animal.</think><answer>Yes</answer>") == ("Yes", True)
-    assert P.parse_judge("<think>cut off mid-thought because max tok") == ("No", False)
-    assert P.parse_judge("<answer>Maybe</answer>") == ("No", False)
-    assert P.parse_judge("It is not clear: yes, or maybe no.") == ("No", False)
-    assert P.parse_judge("<think>yes?</think>The answer is \"Finished\".") == ("Finished", True)
-    assert P.parse_judge(None) == ("No", False)
-    assert P.parse_judge("<ANSWER> finished </ANSWER>") == ("Finished", True)
-    assert P.parse_gamemaster("I'd rather skip that one.") == ("Skip", True)
-    assert P.parse_oracle("answer: No. explanation: ...") == ("No", True)
-
-def test_replies_that_name_the_answers_give_none():
-    "Real SmolLM2 oracle/gamemaster replies that echo the prompt's options: no answer, recorded as unparsed."
-    assert P.parse_oracle('The first yes-no question you\'d like to ask is: "Is it possible to play basketball?"') == ("No", False)
-    assert P.parse_gamemaster("You will answer their questions with 'yes', 'no', or 'skip'.") == ("Skip", False)
-    assert P.parse_judge('Given the question, is the correct response "Yes" or "No"?') == ("No", False)
-    assert P.parse_oracle("Yes, no doubt: it is round.") == ("Yes", True)
-
 def test_unparsed_reply_is_recorded_not_hidden():
     proto = P.get_protocol("paper")
     g = P.new_game(proto, "cat")
@@ -93,8 +82,224 @@ def test_unparsed_reply_is_recorded_not_hidden():
     assert (t["answer"], t["parse_ok"], t["judge_raw"]) == (P.unparsed_answer, False, "I am not sure what you mean")
     assert g["messages"][-1] == {"role": "user", "content": P.unparsed_answer}
 
-def test_evals_reply_limit_and_questions_limit():
+# --- the option -------------------------------------------------------------------------------------------------------------
+
+def test_sources_rules_by_default_forgiving_readings_on_request():
+    for name in P.protocols:
+        assert P.get_protocol(name).lenient is False and P.get_protocol(name, lenient=True).lenient is True
+        assert P.get_protocol(name, lenient=False) is P.get_protocol(name)
+    short = replace(P.get_protocol("lmrl", lenient=True), max_questions=3)   # what play() does
+    assert (short.lenient, short.max_questions) == (True, 3)
+    with pytest.raises(ValueError, match="chess"): P.get_protocol("chess", lenient=True)
+
+
+def play(protocol, secret, script, variants=(), **kw):
+    "Play `script`, a list of (questioner reply, judge reply or None), through the protocol object; return the game."
+    g = P.new_game(protocol, secret, variants=variants, **kw)
+    for reply, raw in script:
+        assert not P.game_over(protocol, g), "the script goes on after the game ended"
+        chat = protocol.on_reply(g, reply)
+        assert (chat is None) == (raw is None), f"turn {len(g['turns'])}: judge asked {chat is not None}, script says {raw!r}"
+        if chat is not None: protocol.on_judge(g, raw)
+    return g
+
+
+# --- the paper: the judge's answer (delta-belief-rl fsdp_workers.py L80, L83, L271-285; generation.py L615-633) --------------
+
+@pytest.mark.parametrize("raw,expected", [
+    ("<think>A cat is alive.</think><answer>Yes</answer>", ("Yes", True)),
+    ("<answer>[Finished]</answer>", ("Finished", True)),                 # L83 removes the brackets
+    ("<ANSWER>\n no \n</ANSWER>", ("No", True)),                         # L80: any case, across lines; stripped
+    ("<answer>Yes.</answer>", ("No", False)),                            # L83 keeps '.', and 'yes.' is not in generation.py's list
+    ("<answer>Yes, it is</answer>", ("No", False)),                      # first word 'yes,'
+    ("<answer>No</answer> <answer>Finished</answer>", ("No", True)),     # joined: the first tag's word decides
+    ("<think>ok</think>Finished", ("No", False)),                        # no tag: '' (L280), not a word of the list
+    ("Yes", ("No", False)),
+    ("<answer>Maybe</answer>", ("No", False)),
+    ("<answer>repeated</answer>", ("No", False)),                        # their later judge's word; not in the paper's prompt
+    ("<think>It is an animal, so yes", ("No", False)),                   # cut off mid-thought
+    ("<think>The answer is <answer>Finished</answer>", ("No", False)),   # still thinking: never an answer
+    (None, ("No", False)),
+])
+def test_paper_judge_by_the_authors_rule(raw, expected):
+    assert P.parse_judge(raw) == expected
+
+
+@pytest.mark.parametrize("raw,strict,lenient", [
+    ("<think>The secret is named.</think> Finished", ("No", False), ("Finished", True)),           # text after </think>
+    ("<answer>Finished.</answer>", ("No", False), ("Finished", True)),                             # punctuation kept by L83
+    ("<answer>Yes</answer><answer>Finished</answer>", ("Yes", True), ("Finished", True)),          # first tag vs last tag
+    ("Finished", ("No", False), ("Finished", True)),                                               # a bare word
+])
+def test_paper_judge_slips_win_only_when_lenient(raw, strict, lenient):
+    for rules, (answer, ok) in [(False, strict), (True, lenient)]:
+        g = play(P.get_protocol("paper", lenient=rules), "cat", [("Is it a cat?", raw)])
+        assert g["won"] is (answer == "Finished") and g["turns"][0]["parse_ok"] is ok
+        assert g["messages"][-1]["content"] == answer
+
+
+def test_unclosed_thinking_never_answers_in_either_reading():
+    for lenient in (False, True):
+        g = play(P.get_protocol("paper", lenient=lenient), "cat", [("Is it a cat?", "<think>It is a cat, so finished")])
+        t = g["turns"][0]
+        assert (g["won"], t["answer"], t["parse_ok"]) == (False, P.unparsed_answer, False)
+    assert P.parse_judge_lenient("<think>Cats are animals, so yes") == ("No", False)
+    assert P.strip_thinking("<think>half a thought") == ("half a thought", "", False)
+    assert P.strip_thinking("<think>done</think> Yes") == ("done", "Yes", True)
+
+
+def test_replies_that_name_the_answers_give_none():
+    "Real SmolLM2 oracle/gamemaster/judge replies that echo the prompt's options: no answer, recorded as unparsed."
+    assert P.parse_oracle_lenient('The first yes-no question you\'d like to ask is: "Is it possible to play basketball?"') == ("No", False)
+    assert P.parse_gamemaster("You will answer their questions with 'yes', 'no', or 'skip'.") == ("Skip", False)
+    assert P.parse_judge_lenient('Given the question, is the correct response "Yes" or "No"?') == ("No", False)
+    assert P.parse_oracle_lenient("Yes, no doubt: it is round.") == ("Yes", True)
+
+
+# --- evals: guesses (eval.py L19, L147-151, L166-175) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reply,kind,guess", [
+    ("[GUESS cat]", "guess", "cat"),
+    ("[GUESS Cat]", "guess", "Cat"),                       # recorded as written; L151 compares lowercased
+    ("[guess cat]", "violation", None),                    # L19: GUESS in capitals
+    ("[guess cat]?", "question", None),
+    ("[GUESS  cat]", "guess", " cat"),                     # exactly one space; the rest is captured
+    ("[GUESS cat.]", "guess", "cat."),
+    ("[GUESS 'cat']", "guess", "'cat'"),
+    ("[GUESS ]", "guess", ""),                             # an empty guess is a guess
+    ("Is it a cat? [GUESS dog]", "guess", "dog"),          # L147 before L174: the guess wins over the '?'
+    ("[GUESS dog] or [GUESS cat]", "guess", "dog"),        # re.search: the first one
+    ("[GUESS\ncat]", "violation", None),                   # '.' does not cross a line
+])
+def test_evals_reads_a_guess_as_evals_does(reply, kind, guess):
+    assert P.evals_classify(reply) == (kind, guess)
+
+
+def test_evals_wrong_guesses_scripted():
+    E = P.get_protocol("evals")
+    g = play(E, "cat", [("[GUESS cat.]", None), ("[GUESS ]", None), ("[guess cat]", None), ("Is it a cat? [GUESS Dog]", None),
+                        ("[GUESS  cat]", None), ("[GUESS CAT]", None)])
+    assert [t["kind"] for t in g["turns"]] == ["guess", "guess", "violation", "guess", "guess", "guess"]
+    assert (g["won"], g["n_questions"], g["win_turn"]) == (True, 0, 1)
+    told = [m["content"] for m in g["messages"] if m["role"] == "user"]
+    assert told[:5] == ["Guess cat. is incorrect. Ask more questions, or make another guess!",    # L170: the guess as captured
+                        "Guess  is incorrect. Ask more questions, or make another guess!",
+                        P.evals_violation,
+                        "Guess Dog is incorrect. Ask more questions, or make another guess!",
+                        "Guess  cat is incorrect. Ask more questions, or make another guess!"]
+
+
+def test_evals_lenient_reading_scripted():
+    E = P.get_protocol("evals", lenient=True)
+    assert play(E, "cat", [("I say [guess 'Cat'].", None)])["won"]
+    g = play(E, "cat", [("[GUESS ]", None), ("[GUESS sofa]", None)], variants=[])
+    assert [t["kind"] for t in g["turns"]] == ["violation", "guess"] and not g["won"]
+    assert play(E, "couch", [("[GUESS sofa]", None)], variants=["sofa"])["won"]
+    assert not play(P.get_protocol("evals"), "couch", [("[GUESS sofa]", None)], variants=["sofa"])["won"]   # L151: the word only
+
+
+# --- evals: the gamemaster (eval.py L185-189, utils.py L57-69) ----------------------------------------------------------------
+
+def test_evals_gamemaster_sees_the_conversation_and_is_shown_verbatim():
+    E = P.get_protocol("evals")
+    g = P.new_game(E, "cat")
+    E.on_reply(g, "Hmm.")                                          # a violation
+    E.on_judge(g, "Yes, it is.") if E.on_reply(g, "Is it alive?") else None
+    E.on_reply(g, "[GUESS dog]")
+    chat = E.on_reply(g, "Is it a pet?")
+    assert [(m["role"], m["content"]) for m in chat[1:]] == [
+        ("user", "Hmm."), ("user", P.evals_violation), ("user", "Is it alive?"), ("assistant", "Yes, it is."),
+        ("user", "[GUESS dog]"), ("user", "Guess dog is incorrect. Ask more questions, or make another guess!"), ("user", "Is it a pet?")]
+    E.on_judge(g, "I'd rather skip that.")
+    assert g["messages"][-1]["content"] == "I'd rather skip that."          # L187: the reply as written
+    assert (g["turns"][-1]["answer"], g["turns"][-1]["parse_ok"]) == ("Skip", True)
+
+
+def test_evals_lenient_shows_the_parsed_answer():
+    E = P.get_protocol("evals", lenient=True)
+    g = play(E, "cat", [("Is it alive?", "Yes, it is."), ("Is it big?", "I'd rather skip that.")])
+    assert [m["content"] for m in g["messages"] if m["role"] == "user"] == ["yes", "skip"]
+
+
+def test_evals_limits():
     proto = P.get_protocol("evals")
     g = P.new_game(proto, "cat")
-    for _ in range(40): proto.on_reply(g, "hmm")      # 40 violations: no question asked, but out of replies
+    for _ in range(40): proto.on_reply(g, "hmm")      # L135-138: 40 replies, no question asked
     assert g["n_questions"] == 0 and P.game_over(proto, g)
+    g = play(proto, "cat", [("Is it big?", "no")] * 20)
+    assert g["n_questions"] == 20 and P.game_over(proto, g) and not g["won"]
+
+
+# --- LMRL-Gym: winning (data.py L107-114, env.py L28-29) ---------------------------------------------------------------------
+
+def test_lmrl_wins_only_when_the_oracle_says_yes():
+    L = P.get_protocol("lmrl")
+    g = play(L, "Apple", [("Is it an apple?", "No."), ("Is it a fruit?", "Yes."), ("Is it a red apple?", "Yes, it is.")])
+    assert [t["answer"] for t in g["turns"]] == ["No", "Yes", "Yes"]
+    assert (g["won"], g["win_turn"], g["n_questions"]) == (True, 3, 3)
+    g = play(L, "Apple", [("Is it a fruit?", "Yes.")] * 20)                 # Yes, but the object is never named
+    assert not g["won"] and P.game_over(L, g)
+
+
+def test_lmrl_final_turn_adds_nothing_to_the_guess():
+    L = P.get_protocol("lmrl")
+    script = [(f"Is it thing {i}?", "No.") for i in range(1, 20)]
+    g = P.new_game(L, "Apple")
+    for q, a in script: L.on_reply(g, q); L.on_judge(g, a)
+    assert L.questioner_chat(g)[0]["content"].endswith("Is the object")
+    chat = L.on_reply(g, "  Is it an apple?\n")                           # env.py L28: stripped, nothing prefixed
+    assert chat[0]["content"].endswith("question: Is it an apple?\nanswer (yes or no):")
+    L.on_judge(g, "Yes.")
+    assert (g["turns"][-1]["question"], g["won"], g["win_turn"]) == ("Is it an apple?", True, 20)
+    g2 = P.new_game(L, "Apple")
+    for q, a in script: L.on_reply(g2, q); L.on_judge(g2, a)
+    L.on_reply(g2, "an apple?"); L.on_judge(g2, "Yes")                     # the prompt's "Is the object" continued
+    assert g2["won"]
+
+
+# --- LMRL-Gym: the noun rule (data.py L351-391) ------------------------------------------------------------------------------
+
+APPLE, PANTS, SOCCER = ("Apple", []), ("Pants", ["Pant", "Pair of pants"]), ("Soccer ball", [])
+
+@pytest.mark.parametrize("question,obj,named", [
+    ("Is it an apple?", APPLE, True),
+    ("Is it a red apple?", APPLE, True),                    # an adjective is not a noun (L371)
+    ("Is it a big, juicy apple?", APPLE, True),
+    ("Is it a kind of apple?", APPLE, True),                # 'kind' is ignored (L362)
+    ("Is it the color of an apple?", APPLE, True),          # a noun before 'of' is a counter word (L373-374)
+    ("Is the object an apple?", APPLE, True),               # 'object' is ignored (L362)
+    ("Does it look like an apple?", APPLE, True),           # 'look' is a verb here
+    ("Are they apples?", APPLE, False),                     # 'apples' is a noun and not a word of 'Apple'
+    ("Are they pants?", PANTS, True),                       # 'pants' is one of the names
+    ("Is it a pair of pants?", PANTS, True),
+    ("Is it a fruit like an apple?", APPLE, False),         # another noun (L375-376)
+    ("Is it an apple or a pear?", APPLE, False),
+    ("Is it an apple tree?", APPLE, False),                 # does not end with the name (L379-389)
+    ("Is it a ball?", SOCCER, False),
+    ("Is it a black and white soccer ball?", SOCCER, True),
+    ("Is it an apple?!.", APPLE, True),                     # trailing non-letters cut (L353-354)
+    ("?", APPLE, False),
+])
+def test_lmrl_noun_rule(question, obj, named):
+    assert P.lmrl_is_done(question, *obj) is named
+
+
+# --- LMRL-Gym: the oracle's answer (oracle.py L42, L70-76) -------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw,strict,lenient", [
+    ("Yes.", ("Yes", True), ("Yes", True)),
+    ("  NO, it is not.", ("No", True), ("No", True)),
+    ("Nope", ("No", True), ("No", False)),                  # re.match('(yes|no)') reads 'no' from 'nope'
+    ("Yesterday", ("Yes", True), ("No", False)),
+    ("The answer is yes.", ("No", False), ("Yes", True)),    # not at the start: 'No.' (L75-76)
+    ("answer: No. explanation: ...", ("No", False), ("No", True)),
+    ("", ("No", False), ("No", False)),
+])
+def test_lmrl_oracle_answer(raw, strict, lenient):
+    assert P.parse_oracle(raw) == strict and P.parse_oracle_lenient(raw) == lenient
+
+
+def test_lmrl_oracle_answer_decides_the_win_scripted():
+    for rules, won in [(False, False), (True, True)]:
+        g = play(P.get_protocol("lmrl", lenient=rules), "Apple", [("Is it an apple?", "I think the answer is yes.")])
+        assert g["won"] is won

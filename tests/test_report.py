@@ -1,34 +1,16 @@
 """The figure notebooks of nbs/paper, run through papermill on hand-built run folders whose numbers are
 computed here by hand (independently of twentyq.analysis), and on the small real runs in tests/fixtures."""
-import itertools, json, math
+import html, itertools, json, math
 from pathlib import Path
 import numpy as np, pandas as pd, pytest
 import papermill as pm
 from twentyq.analysis import make_reference
 from twentyq.report import paper_notebooks, notebooks_dir
+from games import game as _game, write_run, write_beliefs
 
 def game(secret, iteration, answers, questioner="q", protocol="paper"):
-    "A game record whose questioner got `answers`; won when the last one is 'Finished'."
-    won = answers[-1] == "Finished"
-    msgs = [dict(role="system", content="rules"), dict(role="user", content="ask")]
-    turns = []
-    for i, a in enumerate(answers, 1):
-        msgs += [dict(role="assistant", content=f"question {i}?"), dict(role="user", content=a)]
-        turns.append(dict(turn=i, question=f"question {i}?", kind="question", guess=None, judge_raw=a, answer=a, parse_ok=True, n_messages=len(msgs)))
-    return dict(game_id=f"{secret}#{iteration}", secret=secret, iteration=iteration, protocol=protocol, questioner=questioner, judge="j",
-                variants=[], difficulty=None, max_questions=5, messages=msgs, n_start=2, turns=turns, won=won,
-                win_turn=len(answers) if won else None, n_questions=len(answers), seconds=1.0)
-
-def write_run(d, games):
-    d.mkdir(parents=True)
-    (d/"games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
-
-def write_beliefs(run, scorer, logprobs):
-    "logprobs: {game_id: [lp at t=0..T]} -> run/beliefs-<scorer>.parquet/part-00000.parquet"
-    rows = [dict(run=run.name, game_id=gid, scorer=scorer, secret=gid.split("#")[0], turn=t, logprob=float(lp))
-            for gid, lps in logprobs.items() for t, lp in enumerate(lps)]
-    (run/f"beliefs-{scorer}.parquet").mkdir()
-    pd.DataFrame(rows).to_parquet(run/f"beliefs-{scorer}.parquet"/"part-00000.parquet")
+    "A game whose questioner got `answers`; won (naming the secret) when the last one is 'Finished'."
+    return _game(secret, answers, iteration, questioner, protocol)
 
 Y, N, F = "Yes", "No", "Finished"
 q_games = [game("cat", 0, [N, Y, F]), game("cat", 1, [N, N, N]), game("dog", 0, [Y, F]), game("dog", 1, [N, N, Y, N]),
@@ -65,9 +47,9 @@ def test_reference_games(report):
 def test_table1_pass_at_1(report):
     out, _ = report
     t = pd.read_csv(out/"table1_pass_at_1.csv").set_index("protocol")
-    # iteration 0 wins cat and dog of 3 games (66.7%), iteration 1 none: mean 33.3, std (ddof=1) 47.1
+    # iteration 0 wins cat and dog of 3 games (66.7%), iteration 1 none: mean 33.3, std (np.std, ddof=0, as the authors) 33.3
     assert t.loc["paper", "pass1_mean"] == pytest.approx(100/3)
-    assert t.loc["paper", "pass1_std"] == pytest.approx(math.sqrt(2 * (100/3)**2))
+    assert t.loc["paper", "pass1_std"] == pytest.approx(np.std([200/3, 0]))
     assert t.loc["evals-shortlist", "pass1_mean"] == 0 and t.loc["paper", "n"] == 6
     assert card(out, "table1_pass_at_1")["settings"]["case"] == "hand-built"
     assert (out/"table1_pass_at_1.png").stat().st_size > 1000 and (out/"table1_pass_at_1.svg").exists()
@@ -138,7 +120,7 @@ def test_table5_max_min_sign_rule(report):
 
 def test_index_page_has_every_item(report):
     out, _ = report
-    from twentyq.analysis import write_index
+    from twentyq.report import write_index
     html = write_index(out).read_text()
     for n in paper_notebooks: assert n in html
 
@@ -156,3 +138,33 @@ def test_notebooks_on_small_real_runs(tmp_path):
     nb = json.loads((tmp_path/"fig3_counterfactual.ipynb").read_text())
     shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
     assert "Nothing to show" in shown
+
+def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
+    "A figure notebook that raises does not stop the others; the index shows its error and links the executed notebook."
+    from twentyq.report import run_notebooks, write_index
+    failed = run_notebooks(tmp_path, dict(runs_dir=str(tmp_path/"nowhere"), out_dir=str(tmp_path)), ["table1_pass_at_1", "fig4_flip"], progress=False)
+    assert failed == ["table1_pass_at_1", "fig4_flip"]
+    c = card(tmp_path, "table1_pass_at_1")
+    assert c["error"].startswith("FileNotFoundError: no run folders") and (tmp_path/c["notebook"]).exists()
+    page = write_index(tmp_path).read_text()
+    assert page.index("Table 1: pass@1") < page.index("Fig. 4") and page.count("<b>Failed:</b>") == 2 and "0 with data" in page
+
+def test_reproduce_tiny(tmp_path):
+    "The main job at its smallest (one secret, two questions, one model in every role): every item has a card, and the index shows each."
+    from twentyq.report import reproduce, scales
+    scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24)
+    try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m", scorers="smollm2-135m", scale="tiny")
+    finally: del scales["tiny"]
+    assert sorted(zip(t.protocol, t.questioner)) == [("evals-shortlist", "smollm2-135m"), ("paper", "smollm2-135m"), ("paper", "wordnet")]
+    assert t.set_index("questioner").loc["wordnet", "pass1_mean"] == 100           # the reference questioner wins its game
+    for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
+    for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json"]: assert (tmp_path/f).exists(), f
+    cards = [json.loads(p.read_text()) for p in tmp_path.glob("*.json") if p.stem != "reference"]
+    page = (tmp_path/"index.html").read_text()
+    for c in cards: assert html.escape(c["title"]) in page and not c.get("error") and (c["has_data"] or c["note"]), c
+    has = {c["stem"]: c["has_data"] for c in cards}
+    assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min"]), has
+    scorers = set(pd.read_csv(tmp_path/"fig3_counterfactual.csv").scorer)
+    assert scorers == {"smollm2-135m", "wordnet"}                                     # the model beside the ideal observer
+    ref = json.loads((tmp_path/"reference.json").read_text())
+    assert ref["n_reference"] == ref["n_won"] - ref["n_false_wins"] and "Reference games:" in page

@@ -9,36 +9,16 @@ from __future__ import annotations
 import json, math, re
 from pathlib import Path
 import numpy as np, pandas as pd
-from .core import read_jsonl
+from .runs import load_run, load_beliefs, belief_columns, game_columns, records_of, read_run, append_jsonl
 from .metrics import games_frame
 
 # %% auto #0
-__all__ = ['belief_columns', 'solve_group_names', 'load_run', 'load_beliefs', 'load_runs', 'with_outcome', 'belief_by_outcome',
-           'outcome_pairs', 'stars', 'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference',
-           'solve_groups', 'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs',
-           'report_inputs', 'report_dir', 'reference_inputs', 'save_item', 'nothing_to_show', 'write_index']
+__all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'outcome_pairs', 'stars', 'permutation_test',
+           'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups', 'belief_by_group',
+           'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs', 'report_dir',
+           'reference_inputs']
 
 # %% ../nbs/11_analysis.ipynb #c9c067f5
-belief_columns = ["run", "game_id", "scorer", "secret", "turn", "logprob"]
-
-def load_run(run_dir:Path|str, # a run folder with a games.jsonl
-            ) -> pd.DataFrame:
-    "The games of one run folder, one row per game, with a `run` column (the folder's name)."
-    run_dir = Path(run_dir)
-    if not (run_dir/"games.jsonl").exists(): raise FileNotFoundError(f"{run_dir} has no games.jsonl: not a run folder")
-    records = read_jsonl(run_dir/"games.jsonl")
-    df = pd.DataFrame(records) if records else pd.DataFrame(columns=["game_id", "secret", "iteration", "questioner", "won", "win_turn", "turns"])
-    return df.assign(run=run_dir.name)
-
-def load_beliefs(run_dir:Path|str, # a run folder
-                 scorers:list[str]|None=None, # keep only these scorers (None: all that scored the run)
-                ) -> pd.DataFrame:
-    "Every scorer's beliefs on the games of `run_dir` (empty, with the belief columns, when none were scored)."
-    parts = [pd.read_parquet(p) for p in sorted(Path(run_dir).glob("beliefs-*.parquet")) if any(p.glob("part-*.parquet"))]
-    df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=belief_columns)
-    if scorers is not None: df = df[df.scorer.isin(scorers)]
-    return df.assign(run=Path(run_dir).name).reset_index(drop=True)
-
 def load_runs(runs_dir:Path|str, # a folder of run folders
               protocol:str|None=None, # keep only runs whose games use this protocol
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -46,8 +26,8 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     dirs = sorted(p.parent for p in Path(runs_dir).glob("*/games.jsonl"))
     if not dirs: raise FileNotFoundError(f"no run folders (with a games.jsonl) under {runs_dir}")
     games = [load_run(d) for d in dirs]
-    keep = [i for i, g in enumerate(games) if protocol is None or (len(g) and (g.protocol == protocol).all())]
-    g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=["run", "game_id"])
+    keep = [i for i, g in enumerate(games) if protocol is None or not len(g) or (g.protocol == protocol).all()]   # an empty run is every protocol's
+    g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=game_columns + ["run"])
     b = pd.concat([load_beliefs(dirs[i]) for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=belief_columns)
     return g, b
 
@@ -113,42 +93,44 @@ def permutation_test(pairs:pd.DataFrame, # rows of `outcome_pairs` (won_mean, lo
                      n_resamples:int=10_000, # label permutations (exact when 2**n_pairs is not more)
                      seed:int=0, # seed of the Monte Carlo permutations
                     ) -> dict:
-    "One-sided test that beliefs in won games exceed those in lost ones: n_pairs, statistic, p_value, stars."
+    "One-sided test that beliefs in won games exceed those in lost ones: n_pairs, statistic, p_value, stars (no test below two pairs: p NaN)."
     from scipy.stats import permutation_test as _pt
     n = len(pairs)
-    if n == 0: return dict(n_pairs=0, statistic=math.nan, p_value=math.nan, stars="")
     x, y = pairs.won_mean.to_numpy(float), pairs.lost_mean.to_numpy(float)
+    if n < 2: return dict(n_pairs=n, statistic=float(np.mean(x - y)) if n else math.nan, p_value=math.nan, stars="")
     res = _pt((x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", vectorized=True,
               n_resamples=n_resamples, alternative="greater", rng=np.random.default_rng(seed))
     return dict(n_pairs=n, statistic=float(res.statistic), p_value=float(res.pvalue), stars=stars(float(res.pvalue)))
 
 # %% ../nbs/11_analysis.ipynb #aa94633f
+def _write_games(folder:Path, records:list[dict]):
+    "Write `records` as the games of run folder `folder`, whole or not at all."
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder/".games.jsonl.tmp"; tmp.unlink(missing_ok=True)
+    for r in records: append_jsonl(tmp, r)
+    tmp.touch(); tmp.replace(folder/"games.jsonl")
+
 def make_reference(games:pd.DataFrame|list, # game records or rows of the reference questioner's run(s)
                    out:Path|str, # folder to hold reference/ and reference-flipped/
+                   false_wins:bool=False, # also take wins the cross-check rejects (the final question does not name the secret)
                   ) -> dict:
     "Write the shortest successful game per secret to out/reference/ and their flipped-penultimate copies to out/reference-flipped/."
     from twentyq.edits import shortest_successful, flip_penultimate
-    records = games.drop(columns=["run"], errors="ignore").to_dict("records") if isinstance(games, pd.DataFrame) else list(games)
-    ref = shortest_successful(records)
+    from twentyq.metrics import crosscheck
+    records = records_of(games)
+    rejected = [r["game_id"] for r in records if r.get("won") and crosscheck(r) is False]
+    ref = shortest_successful([r for r in records if false_wins or r["game_id"] not in rejected])
     flipped, skipped = [], []
     for r in ref:
         try: flipped.append(flip_penultimate(r))
         except ValueError: skipped.append(r["game_id"])
     out = Path(out)
-    for name, recs in [("reference", ref), ("reference-flipped", flipped)]:
-        (out/name).mkdir(parents=True, exist_ok=True)
-        (out/name/"games.jsonl").write_text("".join(json.dumps(_plain(r), ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    info = dict(n_games=len(records), n_reference=len(ref), n_flipped=len(flipped), not_flippable=skipped,
-                questioners=sorted({str(r.get("questioner")) for r in records}))
+    for name, recs in [("reference", ref), ("reference-flipped", flipped)]: _write_games(out/name, recs)
+    info = dict(n_games=len(records), n_won=sum(bool(r.get("won")) for r in records), n_false_wins=len(rejected),
+                false_wins_included=false_wins, excluded_false_wins=[] if false_wins else rejected, n_reference=len(ref),
+                n_flipped=len(flipped), not_flippable=skipped, questioners=sorted({str(r.get("questioner")) for r in records}))
     (out/"reference.json").write_text(json.dumps(info, indent=1))
     return info
-
-def _plain(x):
-    "JSON-ready copy of a record read back from a DataFrame (numpy scalars and NaN → Python values and None)."
-    if isinstance(x, dict): return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple, np.ndarray)): return [_plain(v) for v in x]
-    if isinstance(x, np.generic): x = x.item()
-    return None if isinstance(x, float) and math.isnan(x) else x
 
 # %% ../nbs/11_analysis.ipynb #93a8aa50
 def belief_by_turn(beliefs:pd.DataFrame, # belief rows
@@ -282,61 +264,3 @@ def reference_inputs(reference_dir:Path|str|None=None, # folder with reference/ 
     games = load_run(d/"reference")
     orig, flipped = (load_beliefs(d/n, ss) if (d/n).exists() else pd.DataFrame(columns=belief_columns) for n in ("reference", "reference-flipped"))
     return games, orig, flipped
-
-# %% ../nbs/11_analysis.ipynb #1f27340a
-def save_item(out:Path|str, # report folder
-              stem:str, # file name stem, e.g. "fig2_belief_by_outcome"
-              title:str, # what the figure or table shows
-              fig=None, # a matplotlib figure (or None)
-              table:pd.DataFrame|None=None, # the numbers behind it (or None)
-              note:str|None=None, # e.g. why there is nothing to show
-              settings:dict|None=None, # the models and settings that made it
-             ) -> dict:
-    "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card (`has_data`: a figure, or a table without a note)."
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    files = []
-    if fig is not None:
-        for ext in ("png", "svg"): fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
-    if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
-    card = dict(stem=stem, title=title, note=note, files=files, settings=_plain(settings or {}), has_data=fig is not None or (table is not None and len(table) > 0 and not note))
-    (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
-    return card
-
-def nothing_to_show(reason:str, # why the figure is empty, in a sentence
-                   ) -> str:
-    "Show (in a notebook) and return the note that replaces an empty figure."
-    from IPython.display import display, Markdown
-    display(Markdown(f"**Nothing to show:** {reason}")); return reason
-
-# %% ../nbs/11_analysis.ipynb #43b1099d
-def _card_html(c:dict, out:Path) -> str:
-    parts = [f"<h2 id='{c['stem']}'>{c['title']}</h2>"]
-    if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {c['note']}</p>")
-    if f"{c['stem']}.png" in c["files"]: parts.append(f"<img src='{c['stem']}.png' style='max-width:900px'>")
-    if f"{c['stem']}.csv" in c["files"]:
-        t = pd.read_csv(out/f"{c['stem']}.csv")
-        more = f"<p>first 30 of {len(t)} rows; all in <a href='{c['stem']}.csv'>{c['stem']}.csv</a></p>" if len(t) > 30 else f"<p><a href='{c['stem']}.csv'>{c['stem']}.csv</a></p>"
-        parts.append(t.head(30).to_html(index=False, float_format=lambda v: f"{v:.4g}") + more)
-    nb = Path("notebooks")/f"{c['stem']}.ipynb"
-    if (out/nb).exists(): parts.append(f"<p>made by <a href='{nb}'>{nb}</a></p>")
-    parts.append(f"<details><summary>settings</summary><pre>{json.dumps(c['settings'], indent=1)}</pre></details>")
-    return "\n".join(parts)
-
-def write_index(out:Path|str, # report folder holding the JSON cards of `save_item`
-                title:str="twentyq report", # page title
-                settings:dict|None=None, # the run's settings, shown at the top
-                links:dict|None=None, # more files of the report to link: {file name: what it is}
-               ) -> Path:
-    "One HTML page showing every table and figure of the report, in order of file name, with its settings."
-    out = Path(out)
-    cards = [json.loads(p.read_text()) for p in sorted(out.glob("*.json")) if p.stem not in ("reference",)]
-    cards = [c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c]
-    if not cards: raise ValueError(f"no report items (JSON cards of save_item) in {out}")
-    toc = "".join(f"<li><a href='#{c['stem']}'>{c['title']}</a>{'' if c['has_data'] else ' (nothing to show)'}</li>" for c in cards)
-    body = "\n<hr>\n".join(_card_html(c, out) for c in cards)
-    head = f"<pre>{json.dumps(_plain(settings), indent=1)}</pre>" if settings else ""
-    head += "".join(f"<p><a href='{f}'>{f}</a>: {what}</p>" for f, what in (links or {}).items())
-    (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>"
-        f"<style>body{{font-family:sans-serif;max-width:1000px;margin:auto}} .note{{background:#fff3cd;padding:.5em}} table{{border-collapse:collapse;font-size:90%}} td,th{{border:1px solid #ccc;padding:2px 6px}}</style>"
-        f"</head><body><h1>{title}</h1>{head}<ul>{toc}</ul>\n{body}\n</body></html>", encoding="utf-8")
-    return out/"index.html"

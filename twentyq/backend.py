@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .models import load_model
 
 # %% auto #0
-__all__ = ['engines', 'Sampling', 'Backend', 'split_pair', 'PrefixStore', 'kv_layout', 'HFBackend', 'get_backend']
+__all__ = ['engines', 'model_free', 'Sampling', 'Backend', 'split_pair', 'PrefixStore', 'kv_layout', 'HFBackend', 'get_backend']
 
 # %% ../nbs/02_backend.ipynb #d9cefc62
 @dataclass
@@ -383,11 +383,15 @@ def logprobs(self:HFBackend, contexts:list[str], # rendered contexts
 
 # %% ../nbs/02_backend.ipynb #5941f101
 engines = {"hf": HFBackend}
+model_free = {"wordnet": "WordNetQuestioner", "wordnet-judge": "KnowledgeJudge"}   # players of twentyq.wordnet, no model; "wordnet:LIST" plays over LIST
 
-def get_backend(name:str, # model name (embedded, local folder or Hugging Face id)
+def get_backend(name:str, # model name (embedded, local folder or Hugging Face id), or a `model_free` player
                 engine:str="hf", # inference engine: a key of `engines`
                 **kw, # passed to the engine (device, dtype, batch_size, chat_template ...)
                ) -> Backend:
     "A `Backend` for model `name` on `engine`."
+    if (base := str(name).partition(":")[0]) in model_free:
+        from twentyq import wordnet   # here, not at the top: wordnet imports this module
+        return getattr(wordnet, model_free[base])(str(name).partition(":")[2] or None, **kw)
     if engine not in engines: raise ValueError(f"Unknown engine {engine!r}; known: {', '.join(engines)}")
     return engines[engine](name, **kw)

@@ -6,12 +6,13 @@ Docs: https://twentyq.github.io/twentyq/beliefs.html.md"""
 
 # %% ../nbs/07_beliefs.ipynb #81c93380
 from __future__ import annotations
-import hashlib, json, os, re, warnings
+import hashlib, json, os, re, warnings, weakref
 from functools import lru_cache
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
-from .core import read_jsonl
+from .runs import read_jsonl, read_run, hold_run
+from .protocols import template_kw
 from .backend import get_backend, split_pair
 
 # %% auto #0
@@ -21,7 +22,7 @@ __all__ = ['default_elicitation', 'default_template_kw', 'belief_points', 'conte
 
 # %% ../nbs/07_beliefs.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
-default_template_kw = dict(enable_thinking=False)   # as in the rollouts: the paper's questioners run with thinking off
+default_template_kw = template_kw   # the rollouts' own (`protocols.template_kw`): the paper's questioners run with thinking off
 
 def _bad(record, msg): return ValueError(f"game {record.get('game_id', '<no game_id>')!r}: {msg}")
 
@@ -164,10 +165,12 @@ def _head(model, h):
     if cap: logits = (logits / cap).tanh() * cap
     return logits.float().log_softmax(-1)
 
+_fast_ok = weakref.WeakSet()   # models whose fast path was checked (kept here, not written onto the shared model)
+
 def _check_model(model):
     "Check once per model that the fast path computes the model's own logits (and can pass it masks)."
     import torch
-    if getattr(model, "_twentyq_fast_ok", False): return
+    if model in _fast_ok: return
     impl = model.config._attn_implementation
     if impl not in ("sdpa", "eager"):
         raise ValueError(f"fast belief scoring needs attn_implementation 'sdpa' or 'eager' (custom 4D masks); {type(model).__name__} uses {impl!r}")
@@ -178,7 +181,7 @@ def _check_model(model):
     if not torch.allclose(ref, mine, atol=1e-3, rtol=1e-3):
         raise NotImplementedError(f"{type(model).__name__}: its logits are not lm_head(last hidden state) (with soft-capping); "
                                   "fast belief scoring does not support it yet, use naive_beliefs")
-    model._twentyq_fast_ok = True
+    _fast_ok.add(model)
 
 # %% ../nbs/07_beliefs.ipynb #80a0a649
 def _pack(groups, chunk):
@@ -459,7 +462,7 @@ def _load_scorer(scorer, device=None):
 def _load_games(games):
     if isinstance(games, (str, Path)):
         p = Path(games)
-        return read_jsonl(p/"games.jsonl" if p.is_dir() else p), (p if p.is_dir() else p.parent).name
+        return read_run(p), (p if p.is_dir() else p.parent).name
     return list(games), None
 
 def _load_candidates(candidates):
@@ -539,30 +542,55 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
              ) -> pd.DataFrame:
     "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
     run_dir = Path(run_dir)
-    if not (run_dir/"games.jsonl").exists(): raise FileNotFoundError(f"{run_dir}/games.jsonl does not exist")
-    records = read_jsonl(run_dir/"games.jsonl")
-    be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
+    if isinstance(scorer, str) and scorer.partition(":")[0] == "wordnet": return _score_ideal(run_dir, scorer)
+    records = read_run(run_dir)
     for r in records: belief_points(r)
-    out = beliefs_path(run_dir, be.name); out.mkdir(exist_ok=True)
-    meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
-                template_kw=default_template_kw if template_kw is None else template_kw,
-                candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
-    if cands and top_k: meta["top_k"] = top_k
+    with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
+        be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
+        meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
+                    template_kw=default_template_kw if template_kw is None else template_kw,
+                    candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
+        if cands and top_k: meta["top_k"] = top_k
+        out = _open_beliefs(beliefs_path(run_dir, be.name), meta)
+        todo = [r for r in records if r.get("game_id") not in _scored_ids(out)]
+        with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
+            for a in range(0, len(todo), games_per_part):
+                part = todo[a:a+games_per_part]
+                _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw,
+                                               progress=False, top_k=top_k))
+                bar.update(len(part))
+    return pd.read_parquet(out)
+
+def _open_beliefs(out:Path, meta:dict) -> Path:
+    "Create beliefs folder `out` with its settings, or check they are `meta`'s; remove part files a killed writer left unfinished."
+    out.mkdir(exist_ok=True)
     mf = out/"_meta.json"
-    if mf.exists():
-        old = json.loads(mf.read_text())
-        if old != json.loads(json.dumps(meta)):
-            raise ValueError(f"{out} was scored with other settings ({old}); now asked for {meta}. Delete it or score elsewhere.")
-    else: mf.write_text(json.dumps(meta))
+    if not mf.exists(): tmp = out/".meta.tmp"; tmp.write_text(json.dumps(meta)); os.replace(tmp, mf)
+    elif (old := json.loads(mf.read_text())) != json.loads(json.dumps(meta)):
+        raise ValueError(f"{out} was scored with other settings ({old}); now asked for {meta}. Delete it or score elsewhere.")
+    for tmp in out.glob(".part-*.tmp*"): tmp.unlink()
+    return out
+
+def _scored_ids(out:Path) -> set:
+    "game_ids already scored in the part files of `out`."
     parts = sorted(out.glob("part-*.parquet"))
-    done = set(pd.concat([pd.read_parquet(p, columns=["game_id"]) for p in parts]).game_id) if parts else set()
-    todo = [r for r in records if r.get("game_id") not in done]
-    with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
-        for a in range(0, len(todo), games_per_part):
-            part = todo[a:a+games_per_part]
-            df = score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw, progress=False, top_k=top_k)
-            n = 1 + max((int(p.stem.split("-")[1]) for p in out.glob("part-*.parquet")), default=-1)
-            tmp = out/f".part-{n:05d}.parquet.tmp{os.getpid()}"
-            df.to_parquet(tmp, index=False); os.replace(tmp, out/f"part-{n:05d}.parquet")
-            bar.update(len(part))
+    return set(pd.concat([pd.read_parquet(p, columns=["game_id"]) for p in parts]).game_id) if parts else set()
+
+def _write_part(out:Path, df:pd.DataFrame):
+    "Write `df` as the next part file, whole or not at all (a temporary file renamed into place)."
+    n = 1 + max((int(p.stem.split("-")[1]) for p in out.glob("part-*.parquet")), default=-1)
+    tmp = out/f".part-{n:05d}.parquet.tmp{os.getpid()}"
+    df.to_parquet(tmp, index=False); os.replace(tmp, out/f"part-{n:05d}.parquet")
+
+# %% ../nbs/07_beliefs.ipynb #c4b34a11
+def _score_ideal(run_dir:Path, # run folder of the WordNet questioner's games
+                 scorer:str, # "wordnet" (candidates: nouns_all) or "wordnet:LIST"
+                ) -> pd.DataFrame:
+    "The WordNet ideal observer's beliefs on the games of `run_dir`, written and resumed like a scorer's."
+    from twentyq.wordnet import ideal_beliefs
+    records = read_run(run_dir)
+    with hold_run(run_dir):
+        out = _open_beliefs(beliefs_path(run_dir, scorer), dict(scorer=scorer, ideal_observer=True))
+        todo = [r for r in records if r["game_id"] not in _scored_ids(out)]
+        if todo: _write_part(out, ideal_beliefs(todo, scorer.partition(":")[2] or None, run=run_dir.name).assign(scorer=scorer))
     return pd.read_parquet(out)

@@ -1,4 +1,4 @@
-"""The `twentyq` command: `play`, `score`, `build-wordlists` and `reproduce`, each a thin shell over a library function.
+"""The `twentyq` command: `play`, `score`, `build-wordlists`, `build-wordnet` and `reproduce`, each a thin shell over a library function.
 
 Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
@@ -12,31 +12,41 @@ from fastcore.script import anno_parser
 from .rollout import play
 from .metrics import summary
 from .report import reproduce
+from .runs import RunLocked
+from .models import ModelLoadError
 
 # %% auto #0
-__all__ = ['commands', 'options_of', 'play_cmd', 'score_cmd', 'build_wordlists_cmd', 'main']
+__all__ = ['commands', 'options_of', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd',
+           'error_line', 'main']
 
 # %% ../nbs/09_cli.ipynb #56d5b40b
 def play_cmd(**kw, # the options of `twentyq.rollout.play`, parsed from its docments
             ):
     "Play a run of Twenty Questions games and print its summary."
-    if kw.get("out") is None: raise SystemExit("twentyq play: --out is required (the run folder)")
+    if kw.get("out") is None: raise ValueError("--out is required (the run folder)")
     games = play(**kw)
     print(summary(games.to_dict("records")).to_string(index=False))
     print(f"games: {Path(kw['out'])/'games.jsonl'}")
 
 # %% ../nbs/09_cli.ipynb #45fcf311
 def score_cmd(run:str=None, # run folder made by `twentyq play`
-              scorer:str="smollm2-135m", # scoring model
+              scorer:str="smollm2-135m", # scoring model, or "wordnet": the ideal observer of the WordNet questioner's games
               candidates:str=None, # word-list file of candidate secrets for full beliefs
               elicitation:str="Is the secret word", # the elicitation E
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     from twentyq.beliefs import score_run, beliefs_path
-    if run is None: raise SystemExit("twentyq score: --run is required (a run folder made by twentyq play)")
+    if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
     b = score_run(run, scorer, candidates=candidates, elicitation=elicitation)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0]) if len(b) else run}")
+
+def build_wordnet_cmd(src:str, # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
+                      dest:str=None, # the file to write (default: the project's data/wordnet_nouns.json)
+                     ):
+    "Rebuild the WordNet questioner's knowledge file from a WordNet dictionary folder."
+    from twentyq.wordnet import build_knowledge
+    print(f"knowledge: {build_knowledge(Path(src), Path(dest) if dest else None)}")
 
 def build_wordlists_cmd(src:str, # folder with the raw word-list sources
                         dest:str=None, # where to write the lists (default: the project's data/)
@@ -46,8 +56,9 @@ def build_wordlists_cmd(src:str, # folder with the raw word-list sources
     build_wordlists(Path(src), Path(dest) if dest else None)
 
 # %% ../nbs/09_cli.ipynb #9d2398c9
-commands = {"play": play_cmd, "score": score_cmd, "build-wordlists": build_wordlists_cmd, "reproduce": reproduce}
+commands = {"play": play_cmd, "score": score_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "reproduce": reproduce}
 options_of = {play_cmd: play}
+user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked)   # what a user's input can cause
 
 def _parse(func, argv, prog):
     "Keyword arguments for `func` from `argv`, by its docments."
@@ -55,12 +66,26 @@ def _parse(func, argv, prog):
     args = vars(anno_parser(func, prog=prog, pos=positional).parse_args(argv))
     return {k: v for k, v in args.items() if k in inspect.signature(func).parameters and v is not None}
 
+def error_line(e:Exception, # what a command raised
+              ) -> str:
+    "The one line the command prints for `e`."
+    msg = " ".join(str(e).split()) or type(e).__name__
+    return msg if isinstance(e, user_errors) else f"internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)"
+
+
+# %% ../nbs/09_cli.ipynb #bbc26da2
 def main(argv:list[str]|None=None, # command-line words after `twentyq` (default: sys.argv[1:])
         ):
     "Entry point of the `twentyq` command."
     argv = sys.argv[1:] if argv is None else argv
+    debug, argv = "--debug" in argv, [a for a in argv if a != "--debug"]
     if not argv or argv[0] not in commands:
-        print("usage: twentyq {" + ",".join(commands) + "} [options]   (twentyq COMMAND --help for options)")
+        print("usage: twentyq {" + ",".join(commands) + "} [options] [--debug]   (twentyq COMMAND --help for options)")
         raise SystemExit(0 if argv and argv[0] in ("-h", "--help") else 2)
     func = commands[argv[0]]
-    func(**_parse(options_of.get(func, func), argv[1:], f"twentyq {argv[0]}"))   # returns nothing: a console script prints a returned object
+    try: func(**_parse(options_of.get(func, func), argv[1:], f"twentyq {argv[0]}"))   # returns nothing: a console script prints a returned object
+    except KeyboardInterrupt: raise SystemExit(130)
+    except Exception as e:
+        if debug: raise
+        print(f"twentyq: error: {error_line(e)}", file=sys.stderr)
+        raise SystemExit(2 if isinstance(e, user_errors) else 1)

@@ -1,4 +1,4 @@
-"""Paths, devices, seeds and crash-safe JSONL: the small pieces every stage of twentyq shares.
+"""Paths, devices and seeds: the small pieces every stage of twentyq shares.
 
 Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
@@ -10,8 +10,7 @@ import hashlib, json, os, random
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'append_jsonl', 'read_jsonl',
-           'file_sha256']
+__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -55,29 +54,6 @@ def set_seed(seed:int, # the seed for python, numpy and torch
     "Seed every random number generator a rollout touches."
     import numpy as np, torch
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
-
-# %% ../nbs/00_core.ipynb #db46e924
-def append_jsonl(path:Path|str, # the JSONL file
-                 rec:dict, # one record, JSON-serialisable
-                ):
-    "Append `rec` as one line and force it to disk, so a kill never leaves a finished record half-written."
-    line = json.dumps(rec, ensure_ascii=False) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(line); f.flush(); os.fsync(f.fileno())
-
-def read_jsonl(path:Path|str, # the JSONL file; a missing file reads as empty
-              ) -> list[dict]:
-    "All complete records of `path`; a torn last line (from a killed writer) is skipped."
-    path = Path(path)
-    if not path.exists(): return []
-    recs, lines = [], path.read_text(encoding="utf-8").split("\n")
-    for i, line in enumerate(lines):
-        if not line.strip(): continue
-        try: recs.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i == len(lines)-1: continue  # torn tail: the writer died mid-line
-            raise ValueError(f"{path}: line {i+1} is not valid JSON")
-    return recs
 
 # %% ../nbs/00_core.ipynb #716a8e52
 def file_sha256(path:Path|str, # file to hash

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse, html, importlib, json, re, shutil, sys, tempfile, time, warnings
 from pathlib import Path
 import nbformat
-from .core import repo_root, read_jsonl
+from .core import repo_root
+from .runs import read_jsonl
 
 # %% auto #0
 __all__ = ['replay_candidates', 'notebooks', 'api_symbols', 'page', 'md_html', 'symbol_markdown', 'api_markdown',

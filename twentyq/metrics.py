@@ -94,10 +94,10 @@ def false_win_rate(records, # game records (list of dicts or DataFrame)
 # %% ../nbs/05_metrics.ipynb #d233e6dc
 def pass_at_1(records, # game records (list of dicts or DataFrame) of one questioner/judge pair
              ) -> tuple[float, float]:
-    "(mean, std) over iterations of the percentage of games won; std uses ddof=1 and is NaN for one iteration."
+    "(mean, std) over iterations of the percentage of games won; the std is `np.std`'s (ddof=0), as the paper's authors compute it."
     df = games_frame(records); _need(df, "iteration", "won")
     per_iter = df["won"].eq(True).groupby(df["iteration"]).mean() * 100
-    return float(per_iter.mean()), float(per_iter.std(ddof=1))
+    return float(per_iter.mean()), float(per_iter.std(ddof=0))
 
 # %% ../nbs/05_metrics.ipynb #3617577f
 def cumulative_win_rate(records, # game records (list of dicts or DataFrame)
@@ -137,7 +137,7 @@ def evals_game(record, # one game record (dict or DataFrame row)
     return dict(score=max_questions - n_q if won else 0, won=won,
                 num_guesses=len(guesses), num_questions=n_q,
                 num_violations=sum(t.get("kind") == "violation" for t in turns),
-                num_gamemaster_refusals=sum(str(t.get("answer") or "").strip().lower() == "skip" for t in turns),
+                num_gamemaster_refusals=sum(isinstance(t.get("judge_raw"), str) and t["judge_raw"].lower() == "skip" for t in turns),
                 num_incorrect_guesses=sum(i != winning for i in guesses),
                 word_difficulty=_level(record.get("difficulty")))
 

@@ -7,19 +7,24 @@ Docs: https://twentyq.github.io/twentyq/protocols.html.md"""
 # %% ../nbs/04_protocols.ipynb #fda8791b
 from __future__ import annotations
 import random, re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable
+from lemminflect import getAllLemmas
 from .backend import Sampling
+from .runs import new_record, new_turn
 
 # %% auto #0
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
            'judge_sampling', 'template_kw', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
            'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
-           'lmrl_history', 'lmrl_next', 'lmrl_final', 'protocols', 'paper_judge_chat', 'drop_options', 'parse_judge',
-           'questioner_sampling', 'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify',
-           'parse_gamemaster', 'evals_start', 'evals_on_reply', 'evals_on_judge', 'lmrl_guesser_prompt',
-           'lmrl_names_object', 'parse_oracle', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge',
-           'Protocol', 'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
+           'lmrl_history', 'lmrl_next', 'lmrl_final', 'protocols', 'lenient_protocols', 'paper_judge_chat',
+           'strip_thinking', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'questioner_sampling', 'chat_so_far',
+           'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient',
+           'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge',
+           'lmrl_guesser_prompt', 'lmrl_tokens', 'word_pos', 'is_noun', 'lmrl_is_done', 'parse_oracle',
+           'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge', 'Protocol',
+           'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
 
 # %% ../nbs/04_protocols.ipynb #642848a8
 paper_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the 2500 most frequent nouns of the English language.\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nYou have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\nand avoid open-ended questions. Start with a broad question and refine your queries as you progress.'
@@ -38,9 +43,30 @@ def paper_judge_chat(secret:str, # the secret word
     return [{"role": "system", "content": paper_judge_system.replace("[ANSWER]", secret)},
             {"role": "user", "content": paper_judge_user.replace("[QUESTION]", question)}]
 
+# %% ../nbs/04_protocols.ipynb #f48f6812
+def strip_thinking(raw:str|None, # a model's reply, as generated
+                  ) -> tuple[str, str, bool]:
+    "(thinking, rest, closed): the text of the first `<think>` block, the text outside it, and whether the block was closed."
+    raw = raw or ""
+    m = re.search(r"<think>(.*?)(</think>|\Z)", raw, re.S | re.I)
+    if not m: return "", raw.strip(), True
+    return m.group(1).strip(), (raw[:m.start()] + raw[m.end():]).strip(), bool(m.group(2))
+
 # %% ../nbs/04_protocols.ipynb #5b848eed
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
+_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L80
+_unclean = re.compile(r"[^a-zA-Z0-9., ]+")                          # fsdp_workers.py L83: what the authors' code removes
+
+def parse_judge(raw:str|None, # the judge's reply, as generated
+               ) -> tuple[str, bool]:
+    "The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are answered `unparsed_answer`."
+    if not strip_thinking(raw)[2]: return unparsed_answer, False     # cut off while thinking: never an answer
+    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
+    word = said[0] if said else ""
+    return (word.capitalize(), True) if word in ("yes", "no", "finished") else (unparsed_answer, False)
+
+# %% ../nbs/04_protocols.ipynb #8ff2ade7
 _answer_tag = re.compile(r"<answer>\s*\[?\s*(yes|no|finished)\s*\]?\s*\.?\s*</answer>", re.I)
 _words = "yes|no|skip|finished"                        # the answers a judge can give, in any protocol
 _opt = rf"[\"'\[]?\b(?:{_words})\b[\"'\]]?"           # an answer word, maybe quoted
@@ -53,13 +79,13 @@ def drop_options(text:str, # a judge's reply
     named = lambda m: len({w.lower() for w in re.findall(_words, m.group(0), re.I)}) > 1
     return _options.sub(lambda m: " " if named(m) else m.group(0), text or "")
 
-def parse_judge(raw:str, # the judge's reply, as generated
-               ) -> tuple[str, bool]:
-    "The judge's answer (Yes/No/Finished) and whether `raw` parsed; unparsed replies are answered `unparsed_answer`."
-    tags = _answer_tag.findall(raw or "")
-    if tags: return tags[-1].capitalize(), True
-    said = drop_options(re.sub(r"<think>.*?</think>", "", raw or "", flags=re.S))
-    words = {w.capitalize() for w in re.findall(r"\b(yes|no|finished)\b", said, re.I)}
+def parse_judge_lenient(raw:str|None, # the judge's reply, as generated
+                       ) -> tuple[str, bool]:
+    "twentyq's forgiving reading of the paper judge: the last well-formed tag, else the one answer word named outside the thinking."
+    _, rest, closed = strip_thinking(raw)
+    if not closed: return unparsed_answer, False
+    if tags := _answer_tag.findall(raw or ""): return tags[-1].capitalize(), True
+    words = {w.capitalize() for w in re.findall(r"\b(yes|no|finished)\b", drop_options(rest), re.I)}
     return (words.pop(), True) if len(words) == 1 else (unparsed_answer, False)
 
 # %% ../nbs/04_protocols.ipynb #9569c3e6
@@ -74,31 +100,34 @@ judge_sampling = Sampling(temperature=0.0, max_new_tokens=1024)
 template_kw = dict(enable_thinking=False)
 
 # %% ../nbs/04_protocols.ipynb #db04edc2
-def _new_turn(game, question, kind="question", guess=None):
-    t = {"turn": len(game["turns"]) + 1, "question": question, "kind": kind, "guess": guess,
-         "judge_raw": None, "answer": None, "parse_ok": None, "n_messages": None}
-    game["turns"].append(t)
-    return t
+_new_turn = new_turn   # the record's one builder of turns (`runs`)
 
 def _answer(game, text):
     "Give the questioner `text` as the next user message and close the current turn."
     game["messages"].append({"role": "user", "content": text})
     game["turns"][-1]["n_messages"] = len(game["messages"])
 
+def chat_so_far(game):
+    "The questioner's next chat for the paper and evals: the whole conversation so far."
+    return game["messages"]
+
 def paper_start(game):
+    "The paper's opening: its questioner system prompt and first instruction."
     game["messages"] = [{"role": "system", "content": paper_questioner_system}, {"role": "user", "content": paper_questioner_first}]
     game["n_start"] = 2
 
 def paper_on_reply(game, reply):
+    "Every reply is a question: record it and return the judge's chat for it."
     game["messages"].append({"role": "assistant", "content": reply})
     _new_turn(game, reply)
     game["n_questions"] += 1
     return paper_judge_chat(game["secret"], reply)
 
-def paper_on_judge(game, raw):
+def paper_on_judge(game, raw, lenient=False):
+    "Read the judge's reply (`parse_judge`, or `parse_judge_lenient`), answer the questioner, and end the game on 'Finished'."
     t = game["turns"][-1]
     t["judge_raw"] = raw
-    t["answer"], t["parse_ok"] = parse_judge(raw)
+    t["answer"], t["parse_ok"] = (parse_judge_lenient if lenient else parse_judge)(raw)
     _answer(game, t["answer"])
     if t["answer"] == "Finished": game["won"], game["win_turn"] = True, game["n_questions"]
 
@@ -112,51 +141,76 @@ evals_violation = "Your output was neither a guess nor a question. Try again! Yo
 def evals_task(max_questions:int=20, # questions allowed
                shortlist:list[str]|None=None, # the shortlist variant's words, or None
               ) -> str:
-    "The guesser's task description, with the shortlist inserted for the shortlist variant."
+    "The guesser's task description, with the shortlist (written as a Python list, as evals does) for the shortlist variant."
     text = evals_guesser.replace("{max_questions}", str(max_questions))
     if shortlist is None: return text
     at = text.index("which you should try to guess. ") + len("which you should try to guess. ")
-    return text[:at] + evals_shortlist_insert.format(shortlist=", ".join(shortlist)) + text[at:]
+    return text[:at] + evals_shortlist_insert.format(shortlist=list(shortlist)) + text[at:]
 
 # %% ../nbs/04_protocols.ipynb #76a19767
-_guess = re.compile(r"\[\s*GUESS\s+([^\]]+?)\s*\]", re.I)
+_evals_guess = re.compile(r"\[GUESS (.*?)\]")            # eval.py L19
+_guess_lenient = re.compile(r"\[\s*GUESS\s+([^\]]+?)\s*\]", re.I)
 
 def evals_classify(reply:str, # the guesser's output
                   ) -> tuple[str, str|None]:
-    "('guess', word) | ('question', None) | ('violation', None) for one guesser output."
-    if m := _guess.search(reply): return "guess", m.group(1).strip().strip(".'\"").lower()
+    "evals' reading: ('guess', the text of the first `[GUESS …]` as written), else ('question', None) for a '?', else ('violation', None)."
+    if m := _evals_guess.search(reply): return "guess", m.group(1)
+    return ("question", None) if "?" in reply.strip() else ("violation", None)
+
+def evals_classify_lenient(reply:str, # the guesser's output
+                          ) -> tuple[str, str|None]:
+    "twentyq's forgiving reading: `[guess word]` in any case and spacing, quotes and a full stop dropped, the word lowercased."
+    if m := _guess_lenient.search(reply): return "guess", m.group(1).strip().strip(".'\"").lower()
     return ("question", None) if "?" in reply else ("violation", None)
 
+# %% ../nbs/04_protocols.ipynb #9cd1aa99
 def parse_gamemaster(raw:str, # the gamemaster's reply
                     ) -> tuple[str, bool]:
-    "The gamemaster's answer as Yes/No/Skip, and whether it parsed (unparsed replies count as Skip)."
+    "The gamemaster's answer as Yes/No/Skip, and whether it parsed (unparsed replies are recorded as Skip)."
     m = re.search(r"\b(yes|no|skip)\b", drop_options(raw), re.I)
     return (m.group(1).capitalize(), True) if m else ("Skip", False)
 
+def evals_gamemaster_chat(game:dict, # an evals game whose last turn is a question
+                         ) -> list[dict]:
+    "The gamemaster's chat: its prompt, then the conversation so far from its side (`utils.py` `format_msg`)."
+    chat = [{"role": "system", "content": evals_gamemaster.format(word=game["secret"])}]
+    for t in game["turns"]:
+        chat.append({"role": "user", "content": t["question"]})
+        if t["n_messages"] is None: continue                      # the question being asked now
+        own = t["kind"] == "question"                             # a question was answered by the gamemaster itself
+        chat.append({"role": "assistant", "content": t["judge_raw"]} if own else
+                    {"role": "user", "content": game["messages"][t["n_messages"] - 1]["content"]})
+    return chat
+
 # %% ../nbs/04_protocols.ipynb #d2254cde
 def evals_start(game):
+    "evals' opening: the task description (with the shortlist, if any) as the system message."
     task = evals_task(game["max_questions"], game.get("shortlist"))
     game["messages"] = [{"role": "system", "content": task}]
     game["n_start"] = 1
 
-def evals_on_reply(game, reply):
+def evals_on_reply(game, reply, lenient=False):
+    "Read the guesser's output: a question goes to the gamemaster (its chat is returned); a guess or a violation is settled here."
     game["messages"].append({"role": "assistant", "content": reply})
-    kind, guess = evals_classify(reply)
+    kind, guess = (evals_classify_lenient if lenient else evals_classify)(reply)
     t = _new_turn(game, reply, kind, guess)
     if kind == "question":
         game["n_questions"] += 1
-        return [{"role": "system", "content": evals_gamemaster.format(word=game["secret"])}, {"role": "user", "content": reply}]
-    if kind == "guess" and guess in {game["secret"].lower(), *map(str.lower, game.get("variants") or [])}:
+        return evals_gamemaster_chat(game)
+    names = [game["secret"], *(game.get("variants") or [])] if lenient else [game["secret"]]
+    if kind == "guess" and guess.lower() in {n.lower() for n in names}:
         game["won"], game["win_turn"] = True, game["n_questions"] + 1
         t["answer"] = "Correct"
         _answer(game, "Correct!")   # closes the turn; the game ends here
     else: _answer(game, evals_incorrect_guess.format(guess=guess) if kind == "guess" else evals_violation)
+    return None
 
-def evals_on_judge(game, raw):
+def evals_on_judge(game, raw, lenient=False):
+    "Record the gamemaster's reply and its parsed answer; show the guesser the reply as written (or, if `lenient`, the answer)."
     t = game["turns"][-1]
     t["judge_raw"] = raw
     t["answer"], t["parse_ok"] = parse_gamemaster(raw)
-    _answer(game, t["answer"].lower())
+    _answer(game, t["answer"].lower() if lenient else raw)
 
 # %% ../nbs/04_protocols.ipynb #cf5f6592
 lmrl_oracle = 'You are a question answering oracle. You will answer each question about an object with Yes or No. If the answer could be both, answer with the most typical scenario. Here are a few examples:\n\nexample 1:\nobject: Computer\nquestion: Does the object use electricity?\nanswer: Yes.\nexplanation of answer: Computers need electricity to function.\n\nexample 2:\nobject: Cup\nquestion: Is the object a piece of furniture?\nanswer: No.\nexplanation of answer: A cup is a utensil, not a furniture.\n\nexample 3:\nobject: Pen\nquestion: Is the object alive?\nanswer: No.\nexplanation of answer: A pen is not a living organism.\n\nexample 4:\nobject: Apple\nquestion: Is it edible?\nanswer: Yes.\nexplanation of answer: An apple is an edible fruit.\n\nAnswer the question about the object truthfully.\nobject: {{word}}\nquestion: {{question}}\nanswer (yes or no):'
@@ -178,24 +232,73 @@ def lmrl_guesser_prompt(qa:list[tuple[str, str]], # (question, answer) pairs so 
     history = "\n".join(f"{q} {a}." for q, a in qa)
     return lmrl_intro + asked + lmrl_intro_rest + lmrl_history.format(history=history) + (lmrl_final if n == max_questions - 1 else lmrl_next)
 
-# %% ../nbs/04_protocols.ipynb #08a0f0dc
-def lmrl_names_object(question:str, # the guesser's question
-                      word:str, # the object
-                      variants:list[str]=(), # its alternative names
-                     ) -> bool:
-    "Whether `question` guesses the object: it ends with the object's name (or a variant) as a whole phrase."
-    q = re.sub(r"[\s?.!\"']+$", "", question.lower())
-    lead = r"((is|could|would|might|can)\s+(it|the object|this|that)\s+(be\s+)?)?((a|an|the|some)\s+)?"
-    return any(re.fullmatch(lead + re.escape(w.lower()), q) for w in [word, *variants])
+# %% ../nbs/04_protocols.ipynb #b10404b6
+def lmrl_tokens(text:str, # a question or an object's name
+               ) -> list[str]:
+    "The lowercased tokens of `text` as NLTK's Treebank tokenizer splits them: contractions apart, punctuation on its own."
+    t = re.sub(r"(?<=\w)(n't|'s|'re|'ve|'ll|'d|'m)\b", r" \1", text.lower())
+    return re.findall(r"n't|'\w+|\w+(?:[-.]\w+)*|[^\w\s]", t)
 
-def parse_oracle(raw:str, # the oracle's reply
+# %% ../nbs/04_protocols.ipynb #1dede5d1
+_function_words = set("""a an the this that these those some any every each another no all both either neither such
+i you he she it we they me him us them my your his her its our their one what which who whom whose where when why how
+is are was were be been being am 's 're 'm do does did can could will would shall should may might must have has had 've 'd 'll ca wo
+of in on at by for with from to into onto about like as than or and but nor not n't so if then also very too just only there here""".split())
+_copulas = {"is", "are", "was", "were", "be", "am", "'s", "'re"}
+_subjects = {"i", "you", "he", "she", "it", "we", "they", "this", "that", "object"}
+_verb_cues = {"do", "does", "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "to", "ca", "wo"}
+_endings = [("ly", "ADV"), ("ing", "VERB"), ("ed", "VERB"), ("ous", "ADJ"), ("ful", "ADJ"), ("ic", "ADJ"), ("able", "ADJ"),
+            ("ible", "ADJ"), ("ive", "ADJ"), ("less", "ADJ")]
+
+def word_pos(word:str, # a lowercased token
+            ) -> set[str]:
+    "The parts of speech (NOUN, VERB, ADJ, ADV …) `word` can take: none for function words and punctuation, else lemminflect's lexicon."
+    if word in _function_words or not word[:1].isalpha(): return set()
+    if pos := set(getAllLemmas(word)): return pos
+    return {next((p for end, p in _endings if word.endswith(end)), "NOUN")}   # unknown: guessed from its ending
+
+def is_noun(tokens:list[str], # a question's tokens (`lmrl_tokens`)
+            i:int, # the token to tag
+           ) -> bool:
+    "Whether `tokens[i]` reads as a noun in its place, as a part-of-speech tagger would tag it (NN*)."
+    pos = word_pos(tokens[i])
+    if "NOUN" not in pos or len(pos) == 1: return "NOUN" in pos
+    prev, nxt = tokens[i-1] if i else "", tokens[i+1] if i + 1 < len(tokens) else ""
+    if prev in _copulas or (prev in _subjects and _copulas & set(tokens[max(0, i-3):i-1])): return "ADJ" not in pos  # "is it red"
+    if prev in _subjects or prev in _verb_cues: return "VERB" not in pos                            # "does it fly"
+    modifies = nxt in ("and", "or", ",") or bool(word_pos(nxt) & {"NOUN", "ADJ"}) or nxt.endswith("ing")
+    return not ("ADJ" in pos and modifies)                                                          # "a red apple"
+
+# %% ../nbs/04_protocols.ipynb #c83f8f38
+def lmrl_is_done(question:str, # the guesser's question
+                 word:str, # the object
+                 variants:list[str]=(), # its other names
+                ) -> bool:
+    "LMRL-Gym's `is_done`: no noun but the object's names' words (and object/something/type/kind), and it ends with one name."
+    q = re.sub(r"[\W\d_]+$", "", question)                                    # data.py L353-354: trailing non-letters cut
+    if not q: return False
+    toks, names = lmrl_tokens(q), [lmrl_tokens(n) for n in dict.fromkeys([word, *variants])]
+    ignore = {"object", "something", "type", "kind", *(w for n in names for w in n)}                       # L362-365
+    for i, w in enumerate(toks):
+        if w not in ignore and is_noun(toks, i) and not (i + 1 < len(toks) and toks[i+1] == "of"): return False   # L368-376
+    return any(n and toks[-len(n):] == n for n in names)                                                    # L379-389
+
+# %% ../nbs/04_protocols.ipynb #08a0f0dc
+def parse_oracle(raw:str|None, # the oracle's reply
                 ) -> tuple[str, bool]:
-    "Yes/No from the oracle's reply; unparsed replies are answered `unparsed_answer`."
+    "LMRL's reading: Yes/No when the stripped, lowercased reply starts with yes/no; else `unparsed_answer`, not parsed."
+    m = re.match(r"yes|no", (raw or "").strip().lower())
+    return (m.group(0).capitalize(), True) if m else (unparsed_answer, False)
+
+def parse_oracle_lenient(raw:str|None, # the oracle's reply
+                        ) -> tuple[str, bool]:
+    "twentyq's forgiving reading: the first whole word yes/no anywhere, lists that name the options set aside."
     m = re.search(r"\b(yes|no)\b", drop_options(raw), re.I)
     return (m.group(1).capitalize(), True) if m else (unparsed_answer, False)
 
 # %% ../nbs/04_protocols.ipynb #9fd8300e
 def lmrl_start(game):
+    "LMRL's opening: the first-turn guesser prompt."
     game["messages"], game["n_start"] = [{"role": "user", "content": lmrl_guesser_prompt([])}], 1
 
 def lmrl_questioner_chat(game):
@@ -204,22 +307,21 @@ def lmrl_questioner_chat(game):
     return [{"role": "user", "content": lmrl_guesser_prompt(qa, game["max_questions"])}]
 
 def lmrl_on_reply(game, reply):
-    if len(game["turns"]) == game["max_questions"] - 1: reply = "Is the object " + reply   # the final-guess prompt ends in "Is the object"
-    game["messages"].append({"role": "assistant", "content": reply})
-    t = _new_turn(game, reply)
+    "Record the guesser's question, stripped and as written, and return the oracle's chat: every question goes to the oracle."
+    q = reply.strip()
+    game["messages"].append({"role": "assistant", "content": q})
+    _new_turn(game, q)
     game["n_questions"] += 1
-    if lmrl_names_object(reply, game["secret"], game.get("variants") or []):
-        t["answer"], t["parse_ok"] = "Yes", True
-        game["won"], game["win_turn"] = True, game["n_questions"]
-        _answer(game, "Yes")
-        return None
-    return [{"role": "user", "content": lmrl_oracle.replace("{{word}}", game["secret"]).replace("{{question}}", reply)}]
+    return [{"role": "user", "content": lmrl_oracle.replace("{{word}}", game["secret"]).replace("{{question}}", q)}]
 
-def lmrl_on_judge(game, raw):
+def lmrl_on_judge(game, raw, lenient=False):
+    "Read the oracle's answer (`parse_oracle`, or `parse_oracle_lenient`); won when it is Yes and the question names the object."
     t = game["turns"][-1]
     t["judge_raw"] = raw
-    t["answer"], t["parse_ok"] = parse_oracle(raw)
+    t["answer"], t["parse_ok"] = (parse_oracle_lenient if lenient else parse_oracle)(raw)
     _answer(game, t["answer"])
+    if t["answer"] == "Yes" and lmrl_is_done(t["question"], game["secret"], game.get("variants") or []):
+        game["won"], game["win_turn"] = True, game["n_questions"]
 
 # %% ../nbs/04_protocols.ipynb #b2d5d320
 @dataclass
@@ -229,10 +331,11 @@ class Protocol:
     start: Callable                      # start(game): opening messages
     on_reply: Callable                   # on_reply(game, reply) -> judge chat or None
     on_judge: Callable                   # on_judge(game, raw): parse and record the judge's reply
-    questioner_chat: Callable = lambda game: game["messages"]   # the chat the questioner answers next
+    questioner_chat: Callable = chat_so_far   # the chat the questioner answers next
     max_questions: int = 20              # questions allowed
     max_replies: int|None = None         # questioner replies allowed (evals: 40)
     shortlist: int = 0                   # size of the shortlist shown to the questioner (0: none)
+    lenient: bool = False                # twentyq's forgiving readings instead of the source's
 
 protocols = {
     "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
@@ -241,11 +344,23 @@ protocols = {
     "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat),
 }
 
+def _forgiving(P:Protocol, **callbacks) -> Protocol:
+    "`P` marked lenient, with the given callbacks switched to their forgiving readings."
+    return replace(P, lenient=True, **{k: partial(f, lenient=True) for k, f in callbacks.items()})
+
+lenient_protocols = {
+    "paper": _forgiving(protocols["paper"], on_judge=paper_on_judge),
+    "evals": _forgiving(protocols["evals"], on_reply=evals_on_reply, on_judge=evals_on_judge),
+    "evals-shortlist": _forgiving(protocols["evals-shortlist"], on_reply=evals_on_reply, on_judge=evals_on_judge),
+    "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
+}
+
 def get_protocol(name:str, # "paper", "evals", "evals-shortlist" or "lmrl"
+                 lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
                 ) -> Protocol:
-    "The protocol called `name`."
+    "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."
     if name not in protocols: raise ValueError(f"Unknown protocol {name!r}; known: {', '.join(protocols)}")
-    return protocols[name]
+    return (lenient_protocols if lenient else protocols)[name]
 
 # %% ../nbs/04_protocols.ipynb #9bde06fa
 def new_game(protocol:Protocol, # the protocol
@@ -255,10 +370,8 @@ def new_game(protocol:Protocol, # the protocol
              shortlist:list[str]|None=None, # evals shortlist (secret included), or None
              **info, # more fields to record (difficulty, category, models ...)
             ) -> dict:
-    "A fresh game record for `secret`, its opening messages filled in by the protocol."
-    game = dict(game_id=f"{secret}#{iteration}", secret=secret, iteration=iteration, protocol=protocol.name,
-                variants=list(variants), shortlist=shortlist, max_questions=protocol.max_questions, **info,
-                messages=[], n_start=0, turns=[], won=False, win_turn=None, n_questions=0)
+    "A fresh game record for `secret` (`runs.new_record`), its opening messages filled in by the protocol."
+    game = new_record(secret, iteration, protocol.name, variants, shortlist, protocol.max_questions, **info)
     protocol.start(game)
     return game
 

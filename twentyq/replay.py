@@ -6,43 +6,31 @@ Docs: https://twentyq.github.io/twentyq/replay.html.md"""
 
 # %% ../nbs/12_replay.ipynb #b734a383
 from __future__ import annotations
-import base64, html, io, re
+import base64, hashlib, html, io, json, re
 from pathlib import Path
 import numpy as np, pandas as pd
 from matplotlib.figure import Figure
-from .core import read_jsonl
+from .runs import read_run, records_of, check_record
+from .protocols import strip_thinking
 from .metrics import crosscheck, names_secret
 from .edits import flip_answer
 from .beliefs import score_beliefs
-from .analysis import load_beliefs
+from .runs import load_beliefs
 
 # %% auto #0
-__all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'split_thinking', 'verdict_html',
-           'turn_html', 'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable', 'rescore',
-           'replay_html', 'Replay', 'replay']
+__all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'verdict_html', 'turn_html',
+           'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable', 'rescore', 'replay_html',
+           'Replay', 'replay']
 
 # %% ../nbs/12_replay.ipynb #30dd3284
-def _records(df):
-    "Game records from a DataFrame of games, NaN cells (a missing win_turn, say) read as None."
-    return [{k: (None if not isinstance(v, (list, dict, np.ndarray)) and pd.isna(v) else v) for k, v in r.items()}
-            for r in df.to_dict("records")]
-
 def load_games(source, # run folder, games.jsonl file, DataFrame of games, or list of game records
               ) -> list[dict]:
     "The game records of `source`, checked to be non-empty, to have turns and unique `game_id`s."
-    if isinstance(source, (str, Path)):
-        p = Path(source)
-        f = p/"games.jsonl" if p.is_dir() else p
-        if not f.exists(): raise FileNotFoundError(f"{f} does not exist: give a run folder, a games.jsonl file, a DataFrame or a list of games")
-        games, what = read_jsonl(f), str(f)
-    elif isinstance(source, pd.DataFrame): games, what = _records(source), "the DataFrame"
+    if isinstance(source, (str, Path)): games, what = read_run(source), str(source)
     elif isinstance(source, dict): raise TypeError("give a list of game records, not a single record: [record]")
-    else: games, what = list(source), "the list"
+    else: games, what = records_of(source if isinstance(source, pd.DataFrame) else list(source)), "the DataFrame" if isinstance(source, pd.DataFrame) else "the list"
     if not games: raise ValueError(f"no games in {what}")
-    for i, g in enumerate(games):
-        if not isinstance(g, dict) or not isinstance(g.get("turns"), (list, np.ndarray)) or not g.get("game_id"):
-            raise ValueError(f"game {i} of {what} is not a game record (it needs a game_id and a turns list)")
-    games = [dict(g, turns=[dict(t) for t in g["turns"]]) for g in games]
+    for i, g in enumerate(games): check_record(g, f"game {i} of {what}")
     ids = pd.Series([g["game_id"] for g in games])
     if ids.duplicated().any():
         raise ValueError(f"{what} has several games with id {ids[ids.duplicated()].iloc[0]!r}: replay one run at a time")
@@ -102,14 +90,6 @@ _css = """<style>
 
 def _e(x): return html.escape("" if x is None else str(x))
 
-def split_thinking(raw:str|None, # a judge's raw reply
-                  ) -> tuple[str, str]:
-    "(chain of thought, rest) of a reply: the text inside <think>...</think> (to the end if unclosed), and the text outside."
-    if not raw: return "", raw or ""
-    m = re.search(r"<think>(.*?)(</think>|$)", raw, re.S)
-    if not m: return "", raw.strip()
-    return m.group(1).strip(), (raw[:m.start()] + raw[m.end():]).strip()
-
 def _check_turn(game, t):
     T = len(game["turns"])
     if not isinstance(t, (int, np.integer)) or not 0 <= t <= T:
@@ -154,7 +134,7 @@ def turn_html(game:dict, # a game record
     if raw is None:
         parts.append(f'<div class="tq-box tq-judge">No judge was asked{": answer " + _e(ans) if ans else ""}.</div>')
     else:
-        think, rest = split_thinking(raw)
+        think, rest, _ = strip_thinking(raw)   # the judge's parser reads thinking the same way (`protocols`)
         parts.append(f'<div class="tq-box tq-judge"><b>Judge:</b> <span class="tq-badge tq-answer">{_e(ans)}</span>' +
                      (f'<details open><summary>chain of thought</summary><pre>{_e(think)}</pre></details>' if think else
                       '<div><i>no chain of thought</i></div>') +
@@ -255,7 +235,8 @@ def rescore(game:dict, # a game record
     "The beliefs of `scorer` on `game`, or on `game` with turn `flip`'s answer flipped; computed once per key."
     cache = _rescored if cache is None else cache
     name = scorer if isinstance(scorer, str) else scorer.name
-    key = (game["game_id"], flip, name, None if candidates is None else tuple(candidates), top_k if candidates else 0)
+    turns = hashlib.sha256(json.dumps([(t.get("question"), t.get("answer")) for t in game["turns"]]).encode()).hexdigest()   # a changed game is not stale
+    key = (game["game_id"], turns, flip, name, None if candidates is None else tuple(candidates), top_k if candidates else 0)
     if key not in cache:
         g = flip_answer(game, flip) if flip else game
         df = score_beliefs([g], scorer, candidates=candidates, top_k=top_k if candidates else 0, progress=False)

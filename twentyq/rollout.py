@@ -13,18 +13,16 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 import twentyq
-from .core import append_jsonl, read_jsonl, file_sha256, set_seed, pick_device, pick_dtype
-from .backend import get_backend, Sampling
+from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
+from .runs import append_jsonl, hold_run, open_run, RunConfigMismatch
+from .backend import get_backend, Sampling, model_free
 from .protocols import get_protocol, new_game, game_over, questioner_sampling, judge_sampling, template_kw, draw_shortlist
 from .wordlists import load_secrets, wordlist_path
 
 # %% auto #0
-__all__ = ['RunConfigMismatch', 'run_config', 'open_run', 'play', 'game_seeds']
+__all__ = ['run_config', 'play', 'game_seeds']
 
 # %% ../nbs/06_rollout.ipynb #060cb800
-class RunConfigMismatch(ValueError):
-    "A run folder was made by a different command; resuming it would mix incompatible games."
-
 def run_config(questioner:str, # questioner model
                judge:str, # judge model
                protocol:str, # protocol name
@@ -40,6 +38,7 @@ def run_config(questioner:str, # questioner model
                prefix_cache_tokens:int=0, # the backends' prefix K/V budget (part of the config below float32 only)
                max_active:int=256, # most games in play at once (part of the config below float32 only)
                batch_size:int=32, # most chats in one generate call (part of the config below float32 only)
+               lenient:bool=False, # the forgiving readings of replies instead of the peers' rules (see `protocols`)
               ) -> dict:
     "The config that determines a run's games."
     path = wordlist_path(secrets)
@@ -48,26 +47,13 @@ def run_config(questioner:str, # questioner model
                iterations=iterations, seed=seed, limit=limit, max_questions=max_questions, engine=engine, dtype=dtype,
                questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
                judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
-               template_kw=template_kw, twentyq_version=twentyq.__version__)
+               template_kw=template_kw, lenient=lenient, twentyq_version=twentyq.__version__)
+    if {questioner.partition(":")[0], judge.partition(":")[0]} & set(model_free):   # the WordNet players: their knowledge decides the games
+        cfg["knowledge_sha256"] = file_sha256(data_path("wordnet_nouns.json"))
     if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
         cfg.update(prefix_cache_tokens=prefix_cache_tokens, max_active=max_active, batch_size=batch_size)
     return cfg
 
-def open_run(out:Path|str, # run folder
-             config:dict, # the command's config
-            ) -> list[dict]:
-    "Create run folder `out` for `config`, or check that it was made by the same config; return its finished games."
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    cfg_file = out/"config.json"
-    if cfg_file.exists():
-        old = json.loads(cfg_file.read_text())
-        keys = sorted(k for k in set(old) | set(config) if k != "twentyq_version" and old.get(k) != config.get(k))
-        if keys:
-            diff = "; ".join(f"{k}: folder has {old.get(k)!r}, command has {config.get(k)!r}" for k in keys)
-            raise RunConfigMismatch(f"Run folder {out} was made with a different config ({diff}). Use a new --out folder.")
-    else:
-        tmp = cfg_file.with_suffix(".tmp"); tmp.write_text(json.dumps(config, indent=2)); tmp.rename(cfg_file)
-    return read_jsonl(out/"games.jsonl")
 
 # %% ../nbs/06_rollout.ipynb #7ee16706
 def _games_to_play(secrets, pool, iterations, protocol, seed, done_ids, info):
@@ -85,6 +71,8 @@ def _postfix(bar, records, turn, t0):
     bar.set_postfix(won=f"{won}/{len(records)}", turn=turn, games_per_h=f"{rate:.0f}")
 
 # %% ../nbs/06_rollout.ipynb #9b37c490
+from contextlib import nullcontext as _nothing
+
 def play(questioner:str="smollm2-135m", # questioner model: embedded name, local folder or Hugging Face id
          judge:str|None=None, # judge model (default: the questioner)
          protocol:str="paper", # "paper", "evals", "evals-shortlist" or "lmrl"
@@ -103,26 +91,32 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
          engine:str="hf", # inference engine
          progress:bool=True, # show a progress bar
          prefix_cache_tokens:int=32768, # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
+         lenient:bool=False, # read replies the forgiving way instead of by the peers' own rules (recorded in the config)
         ) -> pd.DataFrame:
     "Play every secret `iterations` times, questioner against judge, all games in lockstep; one row per game."
     judge = judge or questioner
-    P = get_protocol(protocol)
+    P = get_protocol(protocol, lenient=lenient)
     P = replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)   # evals: 40 replies for 20 questions
     table = load_secrets(secrets)
     pool = table.secret.tolist()   # shortlists are drawn from the whole list
     if limit: table = table.head(limit)
     device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
     cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
-                     engine, dtype, prefix_cache_tokens, max_active, batch_size)
-    records = open_run(out, cfg) if out else []
-    todo = deque(_games_to_play(table, pool, iterations, P, seed, {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
-    if todo:
-        kw = dict(engine=engine, device=device, dtype=dtype, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
-        qb = get_backend(questioner, **kw)
-        jb = qb if judge == questioner else get_backend(judge, **kw)
-        _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), seed, max_active,
-                  records, Path(out)/"games.jsonl" if out else None, progress)
+                     engine, dtype, prefix_cache_tokens, max_active, batch_size, lenient)
+    with hold_run(out) if out else _nothing():
+        records = open_run(out, cfg) if out else []
+        _play_todo(P, table, pool, cfg, records, questioner, judge, out, device, max_active, batch_size, prefix_cache_tokens, progress)
     return pd.DataFrame(records)
+
+def _play_todo(P, table, pool, cfg, records, questioner, judge, out, device, max_active, batch_size, prefix_cache_tokens, progress):
+    "Play the games of `table` that are not among `records`, appending each to `records` (and to the run folder `out`)."
+    todo = deque(_games_to_play(table, pool, cfg["iterations"], P, cfg["seed"], {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
+    if not todo: return
+    kw = dict(engine=cfg["engine"], device=device, dtype=cfg["dtype"], batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
+    qb = get_backend(questioner, **kw)
+    jb = qb if judge == questioner else get_backend(judge, **kw)
+    _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), cfg["seed"], max_active,
+              records, Path(out)/"games.jsonl" if out else None, progress)
 
 # %% ../nbs/06_rollout.ipynb #5bda3139
 def game_seeds(seed:int, # run seed
@@ -148,6 +142,7 @@ def _lockstep(P, todo, qb, jb, qs, js, seed, max_active, records, games_file, pr
             for (g, _), raw in zip(judged, raws): P.on_judge(g, raw)
         for g in [g for g in active if game_over(P, g)]:
             g["seconds"] = round(time.time() - g.pop("_t0"), 3)
+            if hasattr(qb, "finish_game"): qb.finish_game(g)   # a model-free questioner records what it knows (see `wordnet`)
             if games_file: append_jsonl(games_file, g)
             records.append(g); active.remove(g); bar.update(1)
         _postfix(bar, records, max((len(g["turns"]) for g in active), default=0), t0)
