@@ -10,6 +10,13 @@ protocol's own rules (`twentyq.wordnet.play_wordnet`). `mean Q` counts the repli
 questioner's view of its candidates and playing all games (the knowledge file is read once, before, in `load s`).
 Targets (issue 15), nouns_test with the 2,630 nouns as candidates, paper protocol: >= 95% won within 20 questions,
 mean questions to win <= 14, all 263 games in < 10 s on one core.
+
+    python benchmarks/bench_wordnet.py --judge smollm2-135m --limit 32 --judge-max-tokens 96 [--lenient]
+
+plays the questioner against a language-model judge instead (the paper protocol, through `twentyq.rollout.play`, both
+cores): the win rate, the share of the judge's answers that contradict the knowledge (`contradictions`, the cross-check
+the questioner records), the games with at least one, and the false wins (a judge's "Finished" to a question that does
+not name the secret).
 """
 from __future__ import annotations
 import math, os, statistics, sys, time
@@ -40,7 +47,27 @@ def row(secrets, protocol, candidates):
                 median=statistics.median(wins_q), max=max(wins_q), optimum=math.log2(n) + 1,
                 meaning=sum(not q.startswith(LETTERS) for q in qs) / len(qs), s=s)
 
+def judge_row(judge, limit, judge_max_tokens, lenient=False):
+    "The questioner against a language-model judge on the first `limit` test secrets."
+    from twentyq.rollout import play
+    from twentyq.metrics import crosscheck
+    t0 = time.perf_counter()
+    games = play("wordnet", judge, "paper", "nouns_test", limit=limit, max_questions=20, judge_max_tokens=judge_max_tokens,
+                 lenient=lenient).to_dict("records")
+    answers = sum(len(g["turns"]) for g in games)
+    bad = sum(len(g["contradictions"]) for g in games)
+    print(f"\nwordnet vs {judge} (paper protocol{', lenient reading' if lenient else ''}, judge replies <= {judge_max_tokens} tokens), {len(games)} test secrets, {time.perf_counter() - t0:.0f} s")
+    print(f"won {sum(g['won'] for g in games)}/{len(games)}, of which false wins {sum(crosscheck(g) is False for g in games)}; "
+          f"answers contradicting the knowledge {bad}/{answers} ({100 * bad / max(answers, 1):.1f}%), "
+          f"in {sum(bool(g['contradictions']) for g in games)} of {len(games)} games; mean questions {statistics.mean(g['n_questions'] for g in games):.1f}")
+    unparsed = sum(t["parse_ok"] is False for g in games for t in g["turns"])
+    print(f"judge replies that did not parse (answered No by rule, e.g. cut off while thinking): {unparsed}/{answers} ({100 * unparsed / max(answers, 1):.1f}%)")
+
 def main():
+    if "--judge" in sys.argv:
+        a = sys.argv
+        return judge_row(a[a.index("--judge") + 1], int(a[a.index("--limit") + 1]) if "--limit" in a else 32,
+                         int(a[a.index("--judge-max-tokens") + 1]) if "--judge-max-tokens" in a else 96, "--lenient" in a)
     if hasattr(os, "sched_setaffinity"): os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})   # one core
     t0 = time.perf_counter()
     from twentyq import wordnet as W

@@ -105,7 +105,8 @@ def _card_html(c:dict, out:Path) -> str:
     e = lambda x: html.escape(str(x))
     parts = [f"<h2 id='{e(c['stem'])}'>{e(c['title'])}</h2>"]
     if c.get("error"):
-        return "\n".join(parts + [f"<p class='error'><b>Failed:</b> {e(c['error'])}. The traceback is in <a href='{e(c['notebook'])}'>{e(c['notebook'])}</a>.</p>"])
+        link = f"<a href='{e(c['notebook'])}'>{e(c['notebook'])}</a>"
+        return "\n".join(parts + [f"<p class='error'><b>Failed:</b> {e(c['error'])}. The traceback is in {link}.</p>"])
     if c.get("rests_on"): parts.append(f"<p class='basis'>Rests on {e(_basis_text(c['rests_on']))}.</p>")
     if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {e(c['note'])}</p>")
     if f"{c['stem']}.png" in c["files"]: parts.append(f"<img src='{e(c['stem'])}.png' style='max-width:900px'>")
@@ -143,7 +144,8 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
     head += _reference_html(out) + "".join(f"<p><a href='{f}'>{f}</a>: {what}</p>" for f, what in (links or {}).items())
     if settings: head += f"<details><summary>run settings</summary><pre>{html.escape(json.dumps(plain(settings), indent=1))}</pre></details>"
     body = "\n<hr>\n".join(_card_html(c, out) for c in cards)
-    style = ("body{font-family:sans-serif;max-width:1000px;margin:auto} .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
+    style = ("body{font-family:sans-serif;max-width:1000px;margin:auto} .note{background:#fff3cd;padding:.5em}"
+             " .error{background:#f8d7da;padding:.5em}"
              " .basis{color:#555} table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
     (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style>"
                                   f"</head><body><h1>{html.escape(title)}</h1>{head}<ul>{toc}</ul>\n{body}\n</body></html>", encoding="utf-8")
@@ -247,7 +249,7 @@ def reproduce(out:str="reports/embedded", # report folder
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
               protocols:str="paper,evals-shortlist", # comma-separated protocols; beliefs and counterfactuals use the paper's
               scale:str="embedded", # "embedded" (minutes on a CPU) or "paper" (263 secrets x 16 iterations)
-              reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free, answered from its knowledge) or questioners of the job
+              reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
               figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)
               false_wins:bool=False, # let wins the cross-check rejects be reference games
              ) -> pd.DataFrame:
@@ -257,7 +259,8 @@ def reproduce(out:str="reports/embedded", # report folder
     qs, ss, ps, refs = _split(questioners), _split(scorers), _split(protocols), _split(reference) or _split(questioners)
     if unknown := [r for r in refs if r not in qs and not _model_free(r)]:
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
-    if unknown := [f for f in _split(figures) if f not in paper_notebooks]: raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
+    if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
+        raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     out.mkdir(parents=True, exist_ok=True)
     games = _play_all(out, qs, judge, ss, ps, size)
     _reference(out, refs, ss, ps, false_wins, size)

@@ -110,7 +110,8 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
 
 def _play_todo(P, table, pool, cfg, records, questioner, judge, out, device, max_active, batch_size, prefix_cache_tokens, progress):
     "Play the games of `table` that are not among `records`, appending each to `records` (and to the run folder `out`)."
-    todo = deque(_games_to_play(table, pool, cfg["iterations"], P, cfg["seed"], {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
+    done = {r["game_id"] for r in records}
+    todo = deque(_games_to_play(table, pool, cfg["iterations"], P, cfg["seed"], done, dict(questioner=questioner, judge=judge)))
     if not todo: return
     kw = dict(engine=cfg["engine"], device=device, dtype=cfg["dtype"], batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
     qb = get_backend(questioner, **kw)

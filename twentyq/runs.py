@@ -185,7 +185,8 @@ def open_run(folder:Path|str, # the run folder, held by this process (`hold_run`
     folder = Path(folder)
     if not holds(folder): raise RuntimeError(f"open_run: hold the folder first (with hold_run({str(folder)!r}): ...)")
     _check_config(folder, config)
-    if side := cut_torn_tail(folder/"games.jsonl"): print(f"{folder}/games.jsonl: cut a torn last line (a killed writer) into {side.name}", file=sys.stderr)
+    if side := cut_torn_tail(folder/"games.jsonl"):
+        print(f"{folder}/games.jsonl: cut a torn last line (a killed writer) into {side.name}", file=sys.stderr)
     return read_run(folder) if (folder/"games.jsonl").exists() else []
 
 # %% ../nbs/15_runs.ipynb #8654163b
