@@ -1,7 +1,8 @@
 # twentyq: the two commands of the README, and their set-up.
 #   make reproduce   run the main job on the embedded default models (report under reports/)
 #   make test        run the whole test suite (notebook hygiene, pytest, nbdev-test)
-#   make docs        build the documentation site from the notebooks into _docs/ (DOCS_ARGS=--no-execute: fast, unexecuted)
+#   make docs        build the documentation site from the notebooks into _docs/, every notebook executed (minutes)
+#   make docs-fast   the same site in seconds, the notebooks rendered as stored; make docs-serve serves _docs/ (search needs http)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,7 +15,7 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install reproduce test docs readme bench clean-nbs
+.PHONY: install reproduce test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
@@ -35,9 +36,18 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
 
-# the documentation site (Quarto cannot be installed offline): API pages from show_doc, the notebooks executed, replay renders
+# the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/13_docs.ipynb):
+# every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"
 docs: $(STAMP)
 	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)
+
+# the same site in seconds: the notebooks rendered as stored, the replay page without beliefs
+docs-fast: $(STAMP)
+	$(BIN)/python -m twentyq.docs --no-execute $(DOCS_ARGS)
+
+# serve the built site on http://127.0.0.1:8000 (its search needs http; the pages alone also read from disk)
+docs-serve:
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _docs 8000
 
 # README.md is rendered from nbs/index.ipynb (Quarto, nbdev's renderer, cannot be installed offline)
 readme: $(STAMP)

@@ -382,7 +382,11 @@ def logprobs(self:HFBackend, contexts:list[str], # rendered contexts
     return res
 
 # %% ../nbs/02_backend.ipynb #5941f101
-engines = {"hf": HFBackend}
+def _openai(name, **kw):
+    from twentyq.serving import OpenAIBackend   # here, not at the top: serving imports this module
+    return OpenAIBackend(name, **kw)
+
+engines = {"hf": HFBackend, "openai": _openai}   # "openai": any OpenAI-compatible server (twentyq.serving)
 model_free = {"wordnet": "WordNetQuestioner", "wordnet-judge": "KnowledgeJudge"}   # players of twentyq.wordnet, no model; "wordnet:LIST" plays over LIST
 
 def get_backend(name:str, # model name (embedded, local folder or Hugging Face id), or a `model_free` player

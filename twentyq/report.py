@@ -264,6 +264,7 @@ def reproduce(out:str="reports/embedded", # report folder
     out.mkdir(parents=True, exist_ok=True)
     games = _play_all(out, qs, judge, ss, ps, size)
     _reference(out, refs, ss, ps, false_wins, size)
+    games = pd.concat([games, *(load_run(out/"runs"/f"paper--{_slug(q)}") for q in refs if _model_free(q))], ignore_index=True)
     cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size)
     (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
     print(f"== report: figure notebooks -> {out/'notebooks'}")

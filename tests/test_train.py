@@ -1,0 +1,98 @@
+"Training data: rejection sampling keeps each secret's shortest verified wins; labels cover exactly the questioner's tokens."
+import json
+import pytest
+from twentyq.models import embedded_models
+from twentyq.protocols import template_kw
+from twentyq.runs import new_record, new_turn
+from twentyq.train import sft_data, verified_win, questioner_spans, tokenize_chat, sft_rows, load_tokenizer
+from twentyq.wordnet import play_wordnet
+
+EOT = {"smollm2-135m": "<|im_end|>", "gemma3-270m": "<end_of_turn>"}
+
+def game(secret="cat", questions=("Is it an animal?", "Is it a cat?"), answers=("Yes", "Finished"), iteration=0):
+    r = new_record(secret, iteration)
+    r["messages"] = [{"role": "system", "content": "You are the Questioner."}, {"role": "user", "content": "Ask your question:"}]
+    r["n_start"] = 2
+    for q, a in zip(questions, answers):
+        t = new_turn(r, q)
+        r["messages"] += [{"role": "assistant", "content": q}, {"role": "user", "content": a}]
+        t.update(answer=a, judge_raw=a, parse_ok=True, n_messages=len(r["messages"]))
+    r["n_questions"], r["won"] = len(r["turns"]), answers[-1] == "Finished"
+    r["win_turn"] = len(r["turns"]) if r["won"] else None
+    return r
+
+@pytest.fixture(scope="module")
+def toks(): return {name: load_tokenizer(name) for name in embedded_models}
+
+@pytest.fixture(scope="module")
+def teacher(): return play_wordnet(["year", "law"])
+
+def labelled(tok, row): return tok.decode([i for i in row["labels"] if i != -100])
+def replies(record): return [m["content"].strip() for m in record["messages"] if m["role"] == "assistant"]
+
+def test_verified_win():
+    assert verified_win(game())
+    assert not verified_win(game(questions=("Is it an animal?", "Is it alive?")))   # judge said Finished, secret not named
+    assert not verified_win(game(answers=("Yes", "No")))
+
+def test_sft_data_keeps_two_shortest_verified_wins():
+    a = [game(), game(questions=("A?", "B?", "Is it a cat?"), answers=("Yes", "No", "Finished"), iteration=1),
+         game("dog", ("Is it a dog?",), ("Finished",)), game("cow", answers=("Yes", "No"))]
+    b = [game(questions=("Is it a cat?",), answers=("Finished",), iteration=2), game("dog", ("Is it a pet?",), ("Finished",), iteration=1)]
+    kept, report = sft_data([a, b])
+    assert [r["game_id"] for r in kept] == ["cat#2", "cat#0", "dog#0"]
+    assert report == dict(games_seen=6, games_considered=6, verified_wins=4, false_wins=1, secrets_won=2, games_kept=3, turns_kept=4)
+    kept, report = sft_data([a, b], secrets=["cat", "cow"], per_secret=1)
+    assert [r["game_id"] for r in kept] == ["cat#2"] and report["secrets_not_won"] == ["cow"]
+
+def test_sft_data_reads_run_folders(tmp_path, teacher):
+    (tmp_path/"games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in teacher))
+    kept, report = sft_data([tmp_path, str(tmp_path)])   # the same games twice: ties by game_id, then by run order
+    assert [r["game_id"] for r in kept] == ["law#0", "law#0", "year#0", "year#0"]
+    assert report["verified_wins"] == 4 and report["turns_kept"] == 2 * sum(len(r["turns"]) for r in teacher)
+    (tmp_path/"hard.txt").write_text("law\nzebra\n")   # secrets from a word-list file
+    kept, report = sft_data(tmp_path, secrets=tmp_path/"hard.txt")
+    assert [r["game_id"] for r in kept] == ["law#0"] and report["secrets_not_won"] == ["zebra"]
+
+@pytest.mark.parametrize("name", list(embedded_models))
+def test_labels_are_exactly_the_questioner_turns(name, toks, teacher):
+    tok, eot = toks[name], EOT[name]
+    for r, row in zip(teacher, sft_rows(teacher, tok)):
+        last = max(i for i, m in enumerate(r["messages"]) if m["role"] == "assistant")
+        text = tok.apply_chat_template(r["messages"][:last+1], tokenize=False, add_generation_prompt=False, **template_kw)
+        assert tok.decode(row["input_ids"]) == text.rstrip()   # the render, up to the last questioner turn
+        assert labelled(tok, row) == "".join(q + eot for q in replies(r))
+        assert sum(i == tok.convert_tokens_to_ids(eot) for i in row["labels"]) == len(replies(r))
+        # the unlabelled tokens are the system prompt, the user prompts, the answers and the role headers
+        rest = tok.decode([i for i, l in zip(row["input_ids"], row["labels"]) if l == -100])
+        for m in r["messages"][:last]:
+            if m["role"] != "assistant": assert m["content"].strip() in rest
+        assert not any(q in rest for q in replies(r))
+
+@pytest.mark.parametrize("name", list(embedded_models))
+def test_per_turn_rows(name, toks, teacher):
+    tok, eot = toks[name], EOT[name]
+    rows = sft_rows(teacher, tok, per_turn=True)
+    assert len(rows) == sum(len(replies(r)) for r in teacher)
+    assert [labelled(tok, row) for row in rows] == [q + eot for r in teacher for q in replies(r)]
+    for row in rows[:5]:
+        r = teacher[0]
+        k = [i for i, m in enumerate(r["messages"]) if m["role"] == "assistant"][row["turn"] - 1]
+        prompt = tok.apply_chat_template(r["messages"][:k], tokenize=False, add_generation_prompt=True, **template_kw)
+        first = next(i for i, l in enumerate(row["labels"]) if l != -100)
+        assert row["input_ids"][:first] == tok(prompt, add_special_tokens=False).input_ids   # what the rollout showed the questioner
+        assert all(l != -100 for l in row["labels"][first:])                                 # the row ends with that turn
+
+def test_only_must_be_an_assistant_message(toks):
+    with pytest.raises(ValueError, match="not the questioner"): tokenize_chat(toks["smollm2-135m"], game()["messages"], only=3)
+
+def test_template_that_rewrites_history_is_refused(toks):
+    tok = load_tokenizer("smollm2-135m")
+    old = tok.chat_template
+    try:
+        tok.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] if loop.last or m['role'] != 'assistant' else '...' }}\n"
+                             "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}")
+        with pytest.raises(ValueError, match="prefix-stable"): questioner_spans(tok, game()["messages"])
+        tok.chat_template = None
+        with pytest.raises(ValueError, match="no chat template"): questioner_spans(tok, game()["messages"])
+    finally: tok.chat_template = old
