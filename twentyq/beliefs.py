@@ -552,7 +552,8 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
                     candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
         if cands and top_k: meta["top_k"] = top_k
         out = _open_beliefs(beliefs_path(run_dir, be.name), meta)
-        todo = [r for r in records if r.get("game_id") not in _scored_ids(out)]
+        done = _scored_ids(out)
+        todo = [r for r in records if r.get("game_id") not in done]
         with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
             for a in range(0, len(todo), games_per_part):
                 part = todo[a:a+games_per_part]
@@ -591,6 +592,7 @@ def _score_ideal(run_dir:Path, # run folder of the WordNet questioner's games
     records = read_run(run_dir)
     with hold_run(run_dir):
         out = _open_beliefs(beliefs_path(run_dir, scorer), dict(scorer=scorer, ideal_observer=True))
-        todo = [r for r in records if r["game_id"] not in _scored_ids(out)]
+        done = _scored_ids(out)
+        todo = [r for r in records if r["game_id"] not in done]
         if todo: _write_part(out, ideal_beliefs(todo, scorer.partition(":")[2] or None, run=run_dir.name).assign(scorer=scorer))
     return pd.read_parquet(out)

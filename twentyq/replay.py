@@ -10,12 +10,11 @@ import base64, hashlib, html, io, json, re
 from pathlib import Path
 import numpy as np, pandas as pd
 from matplotlib.figure import Figure
-from .runs import read_run, records_of, check_record
+from .runs import read_run, records_of, check_record, load_beliefs
 from .protocols import strip_thinking
 from .metrics import crosscheck, names_secret
 from .edits import flip_answer
 from .beliefs import score_beliefs
-from .runs import load_beliefs
 
 # %% auto #0
 __all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'verdict_html', 'turn_html',
@@ -26,9 +25,12 @@ __all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label
 def load_games(source, # run folder, games.jsonl file, DataFrame of games, or list of game records
               ) -> list[dict]:
     "The game records of `source`, checked to be non-empty, to have turns and unique `game_id`s."
-    if isinstance(source, (str, Path)): games, what = read_run(source), str(source)
-    elif isinstance(source, dict): raise TypeError("give a list of game records, not a single record: [record]")
-    else: games, what = records_of(source if isinstance(source, pd.DataFrame) else list(source)), "the DataFrame" if isinstance(source, pd.DataFrame) else "the list"
+    if isinstance(source, dict): raise TypeError("give a list of game records, not a single record: [record]")
+    if isinstance(source, (str, Path)):   # read_run checks each record and refuses a repeated game_id
+        if not (games := read_run(source)): raise ValueError(f"no games in {source}")
+        return games
+    what = "the DataFrame" if isinstance(source, pd.DataFrame) else "the list"
+    games = records_of(source if isinstance(source, pd.DataFrame) else list(source))
     if not games: raise ValueError(f"no games in {what}")
     for i, g in enumerate(games): check_record(g, f"game {i} of {what}")
     ids = pd.Series([g["game_id"] for g in games])

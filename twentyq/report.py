@@ -89,11 +89,18 @@ def failed_item(out:Path|str, # report folder
     return card
 
 # %% ../nbs/10_report.ipynb #ed01c49b
+def _notebook_of(stem:str) -> str|None:
+    "The figure notebook that writes card `stem`: a notebook's cards share its name's prefix before the first '_' (fig2_…)."
+    return next((n for n in paper_notebooks if stem.split("_")[0] == n.split("_")[0]), None)
+
+def _cards_of(out:Path, name:str) -> list[Path]:
+    "The JSON cards in `out` that figure notebook `name` writes."
+    return list(out.glob(f"{name.split('_')[0]}_*.json"))
+
 def _order(stem:str) -> tuple:
-    "Sort key of a card: the paper order of its notebook (matched by the prefix before the first '_'), then its stem."
-    prefixes = [n.split("_")[0] for n in paper_notebooks]
-    p = stem.split("_")[0]
-    return (prefixes.index(p) if p in prefixes else len(prefixes), stem != next((n for n in paper_notebooks if n.startswith(p + "_")), None), stem)
+    "Sort key of a card: the paper order of its notebook, the notebook's own card first, then its stem."
+    nb = _notebook_of(stem)
+    return (paper_notebooks.index(nb) if nb else len(paper_notebooks), stem != nb, stem)
 
 def _table_html(out:Path, stem:str) -> str:
     t = pd.read_csv(out/f"{stem}.csv")
@@ -111,8 +118,8 @@ def _card_html(c:dict, out:Path) -> str:
     if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {e(c['note'])}</p>")
     if f"{c['stem']}.png" in c["files"]: parts.append(f"<img src='{e(c['stem'])}.png' style='max-width:900px'>")
     if f"{c['stem']}.csv" in c["files"]: parts.append(_table_html(out, c["stem"]))
-    nb = next((f"notebooks/{n}.ipynb" for n in paper_notebooks if c["stem"].startswith(n.split("_")[0] + "_")), None)
-    if nb and (out/nb).exists(): parts.append(f"<p>made by <a href='{nb}'>{nb}</a></p>")
+    nb = f"notebooks/{_notebook_of(c['stem'])}.ipynb"
+    if _notebook_of(c["stem"]) and (out/nb).exists(): parts.append(f"<p>made by <a href='{nb}'>{nb}</a></p>")
     parts.append(f"<details><summary>settings</summary><pre>{e(json.dumps(c['settings'], indent=1))}</pre></details>")
     return "\n".join(parts)
 
@@ -184,10 +191,10 @@ def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/no
     for name in names or paper_notebooks:
         src, dst, t0 = notebooks_dir()/f"{name}.ipynb", out/"notebooks"/f"{name}.ipynb", time.time()
         if not src.exists(): raise FileNotFoundError(f"no figure notebook {src}; known: {', '.join(paper_notebooks)}")
-        for old in out.glob(f"{name.split('_')[0]}_*.json"): old.unlink()     # cards of an earlier run of this notebook
+        for old in _cards_of(out, name): old.unlink()     # cards of an earlier run of this notebook
         try:
             pm.execute_notebook(str(src), str(dst), parameters=parameters, kernel_name="python3", progress_bar=False, cwd=str(out))
-            if not any(out.glob(f"{name.split('_')[0]}_*.json")): raise RuntimeError("the notebook ran but wrote no report item")
+            if not _cards_of(out, name): raise RuntimeError("the notebook ran but wrote no report item")
         except Exception as e: failed.append(name); failed_item(out, name, notebook_title(name), _error_line(e))
         if progress: print(f"   {name}: {'failed' if name in failed else 'done'} ({time.time() - t0:.0f} s)")
     return failed
@@ -233,14 +240,15 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     play(questioner, "wordnet-judge", "paper", size["secrets"], limit=size["limit"], iterations=1, max_questions=20, out=str(run))
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict) -> dict:
-    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer (and the ideal observer of a WordNet reference)."
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict) -> pd.DataFrame:
+    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return the games of `refs`."
     runs = [_play_wordnet(out, q, size) if _model_free(q) else out/"runs"/f"paper--{_slug(q)}" for q in refs if _model_free(q) or "paper" in ps]
-    info = make_reference(pd.concat([load_run(r) for r in runs]) if runs else [], out, false_wins=false_wins)
+    games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
+    info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
           f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    for d in ("reference", "reference-flipped"): _score_all(out/d, ss + [q for q in refs if _model_free(q)])
-    return info
+    for d in ("reference", "reference-flipped"): _score_all(out/d, ss)
+    return games
 
 # %% ../nbs/10_report.ipynb #f6397e02
 def reproduce(out:str="reports/embedded", # report folder
@@ -262,14 +270,15 @@ def reproduce(out:str="reports/embedded", # report folder
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     out.mkdir(parents=True, exist_ok=True)
+    ideal = [r for r in refs if _model_free(r)]   # a model-free reference questioner: its games join the report, its ideal observer the scorers
     games = _play_all(out, qs, judge, ss, ps, size)
-    _reference(out, refs, ss, ps, false_wins, size)
-    games = pd.concat([games, *(load_run(out/"runs"/f"paper--{_slug(q)}") for q in refs if _model_free(q))], ignore_index=True)
+    ref_games = _reference(out, refs, ss + ideal, ps, false_wins, size)
+    if ideal: games = pd.concat([games, ref_games[ref_games.questioner.isin(ideal)].drop(columns="run")], ignore_index=True)
     cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size)
     (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
     print(f"== report: figure notebooks -> {out/'notebooks'}")
     failed = run_notebooks(out, dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
-                                     questioners=qs + [r for r in refs if _model_free(r)], scorers=ss + [r for r in refs if _model_free(r)],
+                                     questioners=qs + ideal, scorers=ss + ideal,
                                      settings=cfg), _split(figures) or None)
     index = write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
                                                           "notebooks/": "the executed figure notebooks"})

@@ -8,6 +8,7 @@ Docs: https://twentyq.github.io/twentyq/rollout.html.md"""
 from __future__ import annotations
 import hashlib, json, time
 from collections import deque
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 import pandas as pd
@@ -71,8 +72,6 @@ def _postfix(bar, records, turn, t0):
     bar.set_postfix(won=f"{won}/{len(records)}", turn=turn, games_per_h=f"{rate:.0f}")
 
 # %% ../nbs/06_rollout.ipynb #9b37c490
-from contextlib import nullcontext as _nothing
-
 def play(questioner:str="smollm2-135m", # questioner model: embedded name, local folder or Hugging Face id
          judge:str|None=None, # judge model (default: the questioner)
          protocol:str="paper", # "paper", "evals", "evals-shortlist" or "lmrl"
@@ -103,21 +102,16 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
     cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
                      engine, dtype, prefix_cache_tokens, max_active, batch_size, lenient)
-    with hold_run(out) if out else _nothing():
+    with hold_run(out) if out else nullcontext():   # one writer per run folder, from before the models load
         records = open_run(out, cfg) if out else []
-        _play_todo(P, table, pool, cfg, records, questioner, judge, out, device, max_active, batch_size, prefix_cache_tokens, progress)
+        todo = deque(_games_to_play(table, pool, iterations, P, seed, {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
+        if todo:
+            kw = dict(engine=engine, device=device, dtype=dtype, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
+            qb = get_backend(questioner, **kw)
+            jb = qb if judge == questioner else get_backend(judge, **kw)
+            _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), seed, max_active,
+                      records, Path(out)/"games.jsonl" if out else None, progress)
     return pd.DataFrame(records)
-
-def _play_todo(P, table, pool, cfg, records, questioner, judge, out, device, max_active, batch_size, prefix_cache_tokens, progress):
-    "Play the games of `table` that are not among `records`, appending each to `records` (and to the run folder `out`)."
-    done = {r["game_id"] for r in records}
-    todo = deque(_games_to_play(table, pool, cfg["iterations"], P, cfg["seed"], done, dict(questioner=questioner, judge=judge)))
-    if not todo: return
-    kw = dict(engine=cfg["engine"], device=device, dtype=cfg["dtype"], batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
-    qb = get_backend(questioner, **kw)
-    jb = qb if judge == questioner else get_backend(judge, **kw)
-    _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), cfg["seed"], max_active,
-              records, Path(out)/"games.jsonl" if out else None, progress)
 
 # %% ../nbs/06_rollout.ipynb #5bda3139
 def game_seeds(seed:int, # run seed
