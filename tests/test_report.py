@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np, pandas as pd, pytest
 import papermill as pm
 from twentyq.analysis import make_reference
+from twentyq.runs import read_jsonl
 from twentyq.report import paper_notebooks, notebooks_dir
 from games import game as _game, write_run, write_beliefs
 
@@ -151,11 +152,16 @@ def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
 
 def test_reproduce_tiny(tmp_path):
     "The main job at its smallest (one secret, two questions, one model in every role): every item has a card, and the index shows each."
-    from twentyq.report import reproduce, scales
+    from twentyq.report import reproduce, scales, train_scales
     scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24)
+    train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
+                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1)
     try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m", scorers="smollm2-135m", scale="tiny")
-    finally: del scales["tiny"]
-    assert sorted(zip(t.protocol, t.questioner)) == [("evals-shortlist", "smollm2-135m"), ("paper", "smollm2-135m"), ("paper", "wordnet")]
+    finally: del scales["tiny"], train_scales["tiny"]
+    sft, grpo = str(tmp_path/"models"/"smollm2-135m-sft"), str(tmp_path/"models"/"smollm2-135m-grpo")
+    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper") for q in ("smollm2-135m", sft, grpo)]
+                                                           + [("paper", "wordnet")])   # base, +SFT and +GRPO under each protocol
+    assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
     assert t.set_index("questioner").loc["wordnet", "pass1_mean"] == 100           # the reference questioner wins its game
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json"]: assert (tmp_path/f).exists(), f
@@ -165,6 +171,6 @@ def test_reproduce_tiny(tmp_path):
     has = {c["stem"]: c["has_data"] for c in cards}
     assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min"]), has
     scorers = set(pd.read_csv(tmp_path/"fig3_counterfactual.csv").scorer)
-    assert scorers == {"smollm2-135m", "wordnet"}                                     # the model beside the ideal observer
+    assert scorers == {"smollm2-135m", sft, grpo, "wordnet"}                          # the models beside the ideal observer
     ref = json.loads((tmp_path/"reference.json").read_text())
     assert ref["n_reference"] == ref["n_won"] - ref["n_false_wins"] and "Reference games:" in page

@@ -58,7 +58,7 @@ def test_each_request_carries_its_own_sampling_and_the_key_from_the_environment(
         assert [a for _, _, a in srv.seen] == ["Bearer sk-test-1"] * 3 + ["Bearer sk-test-2"] * 2
         assert srv.seen[-1][1]["chat_template_kwargs"] == {"enable_thinking": False}
     assert "sk-test" not in repr(be.config()) + repr(vars(be))
-    assert be.config() == dict(engine="openai", model="srv-model", base_url=srv.url, api_key_env="TWENTYQ_TEST_KEY",
+    assert be.config() == dict(engine="openai", model="srv-model", base_url=[srv.url], api_key_env="TWENTYQ_TEST_KEY",
                                concurrency=32, timeout=60, max_tries=5)
 
 def test_base_url_from_environment(monkeypatch):

@@ -96,3 +96,63 @@ def test_template_that_rewrites_history_is_refused(toks):
         tok.chat_template = None
         with pytest.raises(ValueError, match="no chat template"): questioner_spans(tok, game()["messages"])
     finally: tok.chat_template = old
+
+# --- training: sft_cmd on SmolLM2, a few steps on hand-built wins -------------------------------------------------------
+from pathlib import Path
+from games import game as run_game, write_run
+from twentyq.train import sft_cmd, last_checkpoint
+
+def weights(folder):
+    from safetensors.torch import load_file
+    return load_file(str(Path(folder)/"model.safetensors"))
+
+@pytest.fixture(scope="module")
+def teachers(tmp_path_factory):
+    d = tmp_path_factory.mktemp("teachers")
+    write_run(d/"a", [run_game(s, ["No", "Yes", "Finished"]) for s in ("cat", "dog", "cow")])
+    write_run(d/"b", [run_game("eel", ["No", "Finished"]), run_game("owl", ["No", "Finished"], name_secret=False)])   # owl: a false win
+    return f"{d/'a'},{d/'b'}"
+
+def test_sft_cmd_refuses_runs_without_verified_wins(tmp_path):
+    write_run(tmp_path/"r", [run_game("owl", ["No", "Finished"], name_secret=False), run_game("cat", ["No", "No"])])
+    with pytest.raises(ValueError, match="no verified wins"): sft_cmd(str(tmp_path/"r"), out=str(tmp_path/"out"))
+    assert not (tmp_path/"out").exists()
+
+def test_sft_cmd_trains_checkpoints_resumes_and_saves_a_model(tmp_path, teachers, capsys):
+    import torch
+    from twentyq.models import load_model
+    kw = dict(max_steps=2, save_steps=1, batch_size=2, lr=1e-4, seed=0, device="cpu")
+    sft_cmd(teachers, out=str(tmp_path/"a"), **kw)
+    said = capsys.readouterr().out
+    assert "verified_wins: 4" in said and "false_wins: 1" in said and "step 2" in said and "resuming" not in said
+    assert [p.name for p in sorted((tmp_path/"a").glob("checkpoint-*"))] == ["checkpoint-1", "checkpoint-2"]
+    base, trained = load_model("smollm2-135m", device="cpu")[0].state_dict(), weights(tmp_path/"a")
+    assert any(not torch.equal(base[k], v) for k, v in trained.items())                 # the weights changed
+    # the same seed gives the same weights, bit for bit
+    sft_cmd(teachers, out=str(tmp_path/"b"), **kw)
+    again = weights(tmp_path/"b")
+    assert trained.keys() == again.keys() and all(torch.equal(trained[k], again[k]) for k in trained)
+    # a rerun with more steps resumes from the last checkpoint: checkpoint-2 is read, not rewritten, and the step count goes on
+    stamp = (tmp_path/"a"/"checkpoint-2"/"trainer_state.json").stat().st_mtime_ns
+    capsys.readouterr()
+    sft_cmd(teachers, out=str(tmp_path/"a"), **dict(kw, max_steps=3))
+    said = capsys.readouterr().out
+    assert f"resuming from {tmp_path/'a'/'checkpoint-2'}" in said and "step 3" in said
+    assert last_checkpoint(tmp_path/"a").name == "checkpoint-3"
+    assert json.loads((tmp_path/"a"/"checkpoint-3"/"trainer_state.json").read_text())["global_step"] == 3
+    assert (tmp_path/"a"/"checkpoint-2"/"trainer_state.json").stat().st_mtime_ns == stamp
+    # the output folder is a model name: its weights, the tokenizer and the chat template the student was trained with
+    model, tok = load_model(str(tmp_path/"a"), device="cpu")
+    assert tok.chat_template and tok.chat_template == load_model("smollm2-135m", device="cpu")[1].chat_template
+    saved = weights(tmp_path/"a")
+    assert all(torch.equal(model.state_dict()[k], v) for k, v in saved.items())
+
+def test_sft_cmd_lora_saves_the_adapter_merged(tmp_path, teachers):
+    import torch
+    from twentyq.models import load_model
+    sft_cmd(teachers, out=str(tmp_path/"lora"), lora=True, max_steps=1, save_steps=1, batch_size=2, lr=1e-3, device="cpu")
+    assert not (tmp_path/"lora"/"adapter_config.json").exists()           # a plain model, not an adapter
+    model, _ = load_model(str(tmp_path/"lora"), device="cpu")
+    base = load_model("smollm2-135m", device="cpu")[0].state_dict()
+    changed = [k for k, v in model.state_dict().items() if not torch.equal(base[k], v)]
+    assert changed and all(k.endswith("proj.weight") for k in changed)     # only the linear layers the adapter trained

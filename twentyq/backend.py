@@ -161,9 +161,10 @@ class HFBackend:
                  batch_size:int=32, # most sequences in one forward/generate call
                  chat_template:str|None=None, # template for models that ship none
                  prefix_cache_tokens:int=32768, # tokens of K/V kept on the model's device for reuse by later calls (0: none)
+                 loaded:tuple|None=None, # (model, tokenizer) already in memory, e.g. a model being trained (then keep the cache off)
                 ):
         self.name, self.batch_size = name, batch_size
-        self.model, self.tok = load_model(name, device=device, dtype=dtype, chat_template=chat_template)
+        self.model, self.tok = loaded or load_model(name, device=device, dtype=dtype, chat_template=chat_template)
         self.device = self.model.device
         self.stop_ids = self._stop_ids()
         self.kv_layout = kv_layout(self.model)
@@ -386,7 +387,11 @@ def _openai(name, **kw):
     from twentyq.serving import OpenAIBackend   # here, not at the top: serving imports this module
     return OpenAIBackend(name, **kw)
 
-engines = {"hf": HFBackend, "openai": _openai}   # "openai": any OpenAI-compatible server (twentyq.serving)
+def _vllm(name, **kw):
+    from twentyq.serving import vllm_backend
+    return vllm_backend(name, **kw)
+
+engines = {"hf": HFBackend, "openai": _openai, "vllm": _vllm}   # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts (twentyq.serving)
 model_free = {"wordnet": "WordNetQuestioner", "wordnet-judge": "KnowledgeJudge"}   # players of twentyq.wordnet, no model; "wordnet:LIST" plays over LIST
 
 def get_backend(name:str, # model name (embedded, local folder or Hugging Face id), or a `model_free` player

@@ -17,8 +17,8 @@ from .backend import get_backend, split_pair
 
 # %% auto #0
 __all__ = ['default_elicitation', 'default_template_kw', 'belief_points', 'contexts', 'naive_beliefs', 'build_trie',
-           'branch_logprob', 'tree_logprobs', 'score_games', 'naive_candidates', 'score_candidates', 'candidate_stats',
-           'score_beliefs', 'beliefs_path', 'score_run']
+           'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs', 'naive_candidates', 'score_candidates',
+           'candidate_stats', 'score_beliefs', 'beliefs_path', 'score_run']
 
 # %% ../nbs/07_beliefs.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -53,7 +53,8 @@ def belief_points(record:dict, # a game record
 
 # %% ../nbs/07_beliefs.ipynb #f6e9729c
 def _check_scorer(backend):
-    if not getattr(backend.tok, "chat_template", None):
+    "`backend`, if it can render a state as its next turn (a server renders with the served model's template)."
+    if hasattr(backend, "tok") and not getattr(backend.tok, "chat_template", None):
         raise ValueError(f"scorer {backend.name!r} has no chat template, so a state cannot be rendered as its next turn; "
                          "pass chat_template= to get_backend")
     return backend
@@ -315,6 +316,7 @@ def score_games(records:list[dict], # game records
                ) -> list[list[float]]:
     "pi(secret | s_t) = log p(' ' + secret | s_t + E) for t = 0..T of each game, all states of a game in one forward pass."
     _check_scorer(backend)
+    if not hasattr(backend, "model"): return server_beliefs(records, backend, elicitation, template_kw)   # a scorer on a server
     rows, owner, sizes = [], [], []
     for gi, r in enumerate(records):
         rs, n = _secret_rows(r, backend, elicitation, template_kw)
@@ -324,6 +326,18 @@ def score_games(records:list[dict], # game records
     for gi, row, out in zip(owner, rows, outs):
         for (trie, _), t, lp in zip(row["groups"], row["keys"], out): res[gi][t] = branch_logprob(trie, lp, 0)
     return res
+
+# %% ../nbs/07_beliefs.ipynb #d3400935
+def server_beliefs(records:list[dict], # game records
+                   backend, # a backend with `render` and `logprobs`, e.g. `OpenAIBackend`
+                   elicitation:str=default_elicitation, # E
+                   template_kw:dict|None=None, # chat-template variables
+                  ) -> list[list[float]]:
+    "pi(secret | s_t) for t = 0..T of each game, one log-probability request per state, all at once."
+    ctxs = [contexts(r, backend, template_kw) for r in records]
+    flat = backend.logprobs([c + elicitation for cs in ctxs for c in cs], [" " + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
+    it = iter(flat)
+    return [[next(it) for _ in cs] for cs in ctxs]
 
 # %% ../nbs/07_beliefs.ipynb #f280ad79
 def _tail(tok, text):
@@ -399,6 +413,7 @@ def score_candidates(records:list[dict], # game records
                     ) -> list[dict]:
     "Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + terminator | s_t + E)."
     _check_scorer(backend)
+    if not hasattr(backend, "model"): raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
     tok, term = backend.tok, terminator or ""
     tails, verified = {}, set()       # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full
     tries = {}
@@ -456,8 +471,12 @@ def candidate_stats(logprobs:np.ndarray, # [T+1, K] candidate log-probs of one g
                 info_gain=np.concatenate([[np.nan], ent[:-1] - ent[1:]]))
 
 # %% ../nbs/07_beliefs.ipynb #74103685
-def _load_scorer(scorer, device=None):
-    return _check_scorer(get_backend(scorer, device=device) if isinstance(scorer, str) else scorer)
+def _load_scorer(scorer, device=None, engine="hf", server=None):
+    "The backend of `scorer` (a name, on `engine`), checked."
+    if isinstance(scorer, str):
+        kw = dict(device=device) if engine == "hf" else dict(base_url=server) if engine == "openai" else {}
+        scorer = get_backend(scorer, engine, **kw)
+    return _check_scorer(scorer)
 
 def _load_games(games):
     if isinstance(games, (str, Path)):
@@ -539,6 +558,8 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               progress:bool=True, # show a progress bar over games
               device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
               top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
+              engine:str="hf", # the scorer's engine when it is a name: "hf", "openai" (servers at `server`) or "vllm" (a server started now)
+              server:str|None=None, # base URL(s) of the openai engine's servers
              ) -> pd.DataFrame:
     "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
     run_dir = Path(run_dir)
@@ -546,21 +567,27 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     records = read_run(run_dir)
     for r in records: belief_points(r)
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
-        be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
-        meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
-                    template_kw=default_template_kw if template_kw is None else template_kw,
-                    candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
-        if cands and top_k: meta["top_k"] = top_k
-        out = _open_beliefs(beliefs_path(run_dir, be.name), meta)
-        done = _scored_ids(out)
-        todo = [r for r in records if r.get("game_id") not in done]
-        with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
-            for a in range(0, len(todo), games_per_part):
-                part = todo[a:a+games_per_part]
-                _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw,
-                                               progress=False, top_k=top_k))
-                bar.update(len(part))
-    return pd.read_parquet(out)
+        be, cands = _load_scorer(scorer, device, engine, server), _load_candidates(candidates)
+        try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k)
+        finally:
+            if isinstance(scorer, str) and hasattr(be, "close"): be.close()   # stops a server the vllm engine started
+    return pd.read_parquet(beliefs_path(run_dir, be.name))
+
+def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k):
+    "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
+    meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
+                template_kw=default_template_kw if template_kw is None else template_kw,
+                candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
+    if cands and top_k: meta["top_k"] = top_k
+    out = _open_beliefs(beliefs_path(run_dir, be.name), meta)
+    done = _scored_ids(out)
+    todo = [r for r in records if r.get("game_id") not in done]
+    with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
+        for a in range(0, len(todo), games_per_part):
+            part = todo[a:a+games_per_part]
+            _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw,
+                                           progress=False, top_k=top_k))
+            bar.update(len(part))
 
 def _open_beliefs(out:Path, meta:dict) -> Path:
     "Create beliefs folder `out` with its settings, or check they are `meta`'s; remove part files a killed writer left unfinished."

@@ -1,4 +1,4 @@
-"""The `twentyq` command: `play`, `score`, `build-wordlists`, `build-wordnet` and `reproduce`, each a thin shell over a library function.
+"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet` and `reproduce`, each a thin shell over a library function.
 
 Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
@@ -14,6 +14,9 @@ from .metrics import summary
 from .report import reproduce
 from .runs import RunLocked
 from .models import ModelLoadError
+from .serving import ServerError, serve_cmd
+from .train import sft_cmd
+from .grpo import grpo_cmd
 
 # %% auto #0
 __all__ = ['commands', 'options_of', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd',
@@ -33,11 +36,13 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
               scorer:str="smollm2-135m", # scoring model, or "wordnet": the ideal observer of the WordNet questioner's games
               candidates:str=None, # word-list file of candidate secrets for full beliefs
               elicitation:str="Is the secret word", # the elicitation E
+              engine:str="hf", # the scorer's engine: "hf" (in-process), "openai" (servers at --server, e.g. vLLM's), "vllm" (a server started now)
+              server:str=None, # base URL(s) of the openai engine's servers, comma-separated
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     from twentyq.beliefs import score_run, beliefs_path
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
-    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation)
+    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0]) if len(b) else run}")
 
@@ -56,9 +61,9 @@ def build_wordlists_cmd(src:str, # folder with the raw word-list sources
     build_wordlists(Path(src), Path(dest) if dest else None)
 
 # %% ../nbs/09_cli.ipynb #9d2398c9
-commands = {"play": play_cmd, "score": score_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "reproduce": reproduce}
+commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "reproduce": reproduce}
 options_of = {play_cmd: play}
-user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked)   # what a user's input can cause
+user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)   # what a user's input, server or set-up can cause
 
 def _parse(func, argv, prog):
     "Keyword arguments for `func` from `argv`, by its docments."
@@ -70,6 +75,7 @@ def error_line(e:Exception, # what a command raised
               ) -> str:
     "The one line the command prints for `e`."
     msg = " ".join(str(e).split()) or type(e).__name__
+    if isinstance(e, ModuleNotFoundError) and e.name in ("trl", "peft", "datasets"): msg += " (training needs the train extra: pip install -e '.[train]')"
     return msg if isinstance(e, user_errors) else f"internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)"
 
 
@@ -89,3 +95,6 @@ def main(argv:list[str]|None=None, # command-line words after `twentyq` (default
         if debug: raise
         print(f"twentyq: error: {error_line(e)}", file=sys.stderr)
         raise SystemExit(2 if isinstance(e, user_errors) else 1)
+
+# %% ../nbs/09_cli.ipynb #c77d75cc
+if __name__ == "__main__": main()

@@ -14,8 +14,8 @@ from .runs import plain, load_run
 from .analysis import make_reference
 
 # %% auto #0
-__all__ = ['scales', 'paper_notebooks', 'basis', 'save_item', 'nothing_to_show', 'failed_item', 'write_index', 'notebooks_dir',
-           'notebook_title', 'run_notebooks', 'reproduce']
+__all__ = ['scales', 'paper_notebooks', 'train_scales', 'basis', 'save_item', 'nothing_to_show', 'failed_item', 'write_index',
+           'notebooks_dir', 'notebook_title', 'run_notebooks', 'run_model_notebooks', 'reproduce']
 
 # %% ../nbs/10_report.ipynb #224377d7
 scales = {
@@ -199,6 +199,29 @@ def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/no
         if progress: print(f"   {name}: {'failed' if name in failed else 'done'} ({time.time() - t0:.0f} s)")
     return failed
 
+# %% ../nbs/10_report.ipynb #7cd7f202
+def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/model--<model>.ipynb and .html
+                        models:list[str], # the models, one notebook each
+                        parameters:dict, # papermill parameters shared with the figure notebooks
+                        progress:bool=True, # print one line per model
+                       ) -> tuple[dict, list[str]]:
+    "({html file: link text} for the index, the models whose notebook failed)."
+    import papermill as pm
+    from nbconvert import HTMLExporter
+    out, links, failed = Path(out), {}, []
+    (out/"notebooks").mkdir(parents=True, exist_ok=True)
+    keep = {k: v for k, v in parameters.items() if k in ("runs_dir", "out_dir", "reference_dir", "settings")}
+    for m in models:
+        dst, t0 = out/"notebooks"/f"model--{_slug(m)}.ipynb", time.time()
+        try: pm.execute_notebook(str(notebooks_dir()/"model_report.ipynb"), str(dst), parameters=dict(keep, model=m), kernel_name="python3",
+                                 progress_bar=False, cwd=str(out))
+        except Exception as e: failed.append(m); print(f"   model notebook {m}: failed: {_error_line(e)}")
+        if dst.exists():
+            dst.with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst))[0])
+            links[f"notebooks/{dst.stem}.html"] = f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, transcripts" + (" (failed)" if m in failed else "")
+        if progress and m not in failed: print(f"   model notebook {m}: done ({time.time() - t0:.0f} s)")
+    return links, failed
+
 # %% ../nbs/10_report.ipynb #642cf58a
 def _transcript(g:dict) -> str:
     "One game as markdown: each question with the judge's answer."
@@ -208,16 +231,44 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
-def _score_all(run:Path, scorers:list[str]):
-    "Score the games of `run` with every scorer (resumable; nothing to do for a run without games)."
+def _score_all(run:Path, scorers:list[str], engine:dict|None=None):
+    "Score the games of `run` with every scorer (resumable; nothing to do for a run without games); `engine`: score_run's engine, server."
     from twentyq.beliefs import score_run
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
         print(f"== score {run.name} with {s}")
-        score_run(run, s)
+        score_run(run, s, **({} if _model_free(s) else engine or {}))
+
+# %% ../nbs/10_report.ipynb #694f10ea
+train_scales = {
+    "embedded": dict(secrets=48, sft_steps=12, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=2, grpo_games=5, grpo_lr=1e-5,
+                     max_questions=8, questioner_max_tokens=32, belief_weight=0.5, save_steps=6),
+    "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5, grpo_lr=1e-6,
+                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200),
+}
+
+def _train(out:Path, base:str, ts:dict) -> list[str]:
+    "Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, and after GRPO on that; the two model folders."
+    from twentyq.rollout import play
+    from twentyq.train import sft_data, sft_rows, sft, load_tokenizer
+    from twentyq.grpo import grpo
+    teacher, sft_dir, grpo_dir = out/"runs"/"train--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
+    print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
+    play("wordnet", "wordnet-judge", "paper", "nouns_train", limit=ts["secrets"], max_questions=20, out=str(teacher), progress=False)
+    if not (sft_dir/"config.json").exists():
+        kept, report = sft_data([teacher])
+        print(f"== train: SFT of {base} on {report} -> {sft_dir}")
+        sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"], per_device_train_batch_size=ts["batch_size"],
+            learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
+    if not (grpo_dir/"config.json").exists():
+        print(f"== train: GRPO of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x {ts['grpo_games']} games -> {grpo_dir}")
+        grpo(str(sft_dir), grpo_dir, judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"],
+             secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"],
+             questioner_max_tokens=ts["questioner_max_tokens"], belief_weight=ts["belief_weight"], learning_rate=ts["grpo_lr"], disable_tqdm=True)
+    return [str(sft_dir), str(grpo_dir)]
 
 # %% ../nbs/10_report.ipynb #10768346
-def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict) -> pd.DataFrame:
+def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, engine:dict|None=None) -> pd.DataFrame:
     "Stages 1 and 2: every questioner under every protocol, and every scorer on the paper runs; all games as one table."
     from twentyq.rollout import play
     games = []
@@ -226,8 +277,8 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             run = out/"runs"/f"{protocol}--{_slug(q)}"
             secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            games.append(play(q, judge, protocol, **{**size, "secrets": secrets}, out=str(run)))
-            if protocol == "paper": _score_all(run, ss)
+            games.append(play(q, judge, protocol, **{**size, "secrets": secrets}, out=str(run), **(engine or {})))
+            if protocol == "paper": _score_all(run, ss, engine)
     return pd.concat(games, ignore_index=True)
 
 def _model_free(name:str) -> bool: return name.partition(":")[0] == "wordnet"
@@ -240,30 +291,34 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     play(questioner, "wordnet-judge", "paper", size["secrets"], limit=size["limit"], iterations=1, max_questions=20, out=str(run))
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict) -> pd.DataFrame:
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> pd.DataFrame:
     "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return the games of `refs`."
     runs = [_play_wordnet(out, q, size) if _model_free(q) else out/"runs"/f"paper--{_slug(q)}" for q in refs if _model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
           f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    for d in ("reference", "reference-flipped"): _score_all(out/d, ss)
+    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, engine)
     return games
 
 # %% ../nbs/10_report.ipynb #f6397e02
 def reproduce(out:str="reports/embedded", # report folder
               questioners:str="smollm2-135m,gemma3-270m", # comma-separated questioner models
-              judge:str="smollm2-135m", # judge model
+              judge:str="wordnet-judge", # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
               protocols:str="paper,evals-shortlist", # comma-separated protocols; beliefs and counterfactuals use the paper's
               scale:str="embedded", # "embedded" (minutes on a CPU) or "paper" (263 secrets x 16 iterations)
               reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
               figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)
               false_wins:bool=False, # let wins the cross-check rejects be reference games
+              train:str="smollm2-135m", # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and scorers; "": none
+              engine:str="hf", # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm" (servers started per stage)
+              server:str=None, # base URL(s) of the openai engine's servers
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
-    size, out, t0 = scales[scale], Path(out), time.time()
+    if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
+    size, out, t0, times = scales[scale], Path(out), time.time(), {}
     qs, ss, ps, refs = _split(questioners), _split(scorers), _split(protocols), _split(reference) or _split(questioners)
     if unknown := [r for r in refs if r not in qs and not _model_free(r)]:
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
@@ -271,19 +326,29 @@ def reproduce(out:str="reports/embedded", # report folder
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     out.mkdir(parents=True, exist_ok=True)
     ideal = [r for r in refs if _model_free(r)]   # a model-free reference questioner: its games join the report, its ideal observer the scorers
-    games = _play_all(out, qs, judge, ss, ps, size)
-    ref_games = _reference(out, refs, ss + ideal, ps, false_wins, size)
+    eng = None if engine == "hf" else dict(engine=engine, server=server)
+    if train:
+        trained = _train(out, train, train_scales[scale])
+        qs, ss, times["train"] = qs + trained, ss + trained, time.time() - t0
+    games = _play_all(out, qs, judge, ss, ps, size, eng)
+    times["play and score"] = time.time() - t0 - sum(times.values())
+    ref_games = _reference(out, refs, ss + ideal, ps, false_wins, size, eng)
+    times["reference"] = time.time() - t0 - sum(times.values())
     if ideal: games = pd.concat([games, ref_games[ref_games.questioner.isin(ideal)].drop(columns="run")], ignore_index=True)
-    cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size)
+    cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size, **(eng or {}))
+    if train: cfg["training"] = dict(base=train, **train_scales[scale])
     (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
     print(f"== report: figure notebooks -> {out/'notebooks'}")
-    failed = run_notebooks(out, dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
-                                     questioners=qs + ideal, scorers=ss + ideal,
-                                     settings=cfg), _split(figures) or None)
+    params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
+                  questioners=qs + ideal, scorers=ss + ideal, settings=cfg)
+    failed = run_notebooks(out, params, _split(figures) or None)
+    model_links, failed_models = run_model_notebooks(out, [q for q in qs if q in ss], params)
     index = write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
-                                                          "notebooks/": "the executed figure notebooks"})
+                                                          "notebooks/": "the executed figure notebooks", **model_links})
     table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
     print(table.to_string(index=False))
-    print(f"\nreport: {index.resolve()} ({time.time() - t0:.0f} s)")
+    times["report"] = time.time() - t0 - sum(times.values())
+    print(f"\nreport: {index.resolve()} ({time.time() - t0:.0f} s; " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + ")")
     if failed: raise RuntimeError(f"figure notebook(s) failed: {', '.join(failed)} (their cards in {index} show the errors)")
+    if failed_models: raise RuntimeError(f"model notebook(s) failed: {', '.join(failed_models)} (see {out/'notebooks'})")
     return table

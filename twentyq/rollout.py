@@ -8,7 +8,7 @@ Docs: https://twentyq.github.io/twentyq/rollout.html.md"""
 from __future__ import annotations
 import hashlib, json, time
 from collections import deque
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 import pandas as pd
@@ -21,7 +21,7 @@ from .protocols import get_protocol, new_game, game_over, questioner_sampling, j
 from .wordlists import load_secrets, wordlist_path
 
 # %% auto #0
-__all__ = ['run_config', 'play', 'game_seeds']
+__all__ = ['run_config', 'player', 'players', 'play', 'game_seeds']
 
 # %% ../nbs/06_rollout.ipynb #060cb800
 def run_config(questioner:str, # questioner model
@@ -34,27 +34,65 @@ def run_config(questioner:str, # questioner model
                max_questions:int, # questions per game
                questioner_max_tokens:int, # longest questioner reply
                judge_max_tokens:int, # longest judge reply
-               engine:str="hf", # inference engine
+               engine:str|dict="hf", # inference engine of both players, or {"questioner": ..., "judge": ...}
                dtype:str="float32", # the models' dtype ("float32", "bfloat16" ...)
                prefix_cache_tokens:int=0, # the backends' prefix K/V budget (part of the config below float32 only)
                max_active:int=256, # most games in play at once (part of the config below float32 only)
                batch_size:int=32, # most chats in one generate call (part of the config below float32 only)
                lenient:bool=False, # the forgiving readings of replies instead of the peers' rules (see `protocols`)
+               servers:dict|None=None, # {role: base URLs} of players on servers: recorded, not checked on resume (a server may move)
+               greedy:bool=False, # the questioner decodes greedily too (the judge always does), instead of the protocol's sampling
               ) -> dict:
     "The config that determines a run's games."
     path = wordlist_path(secrets)
     qs, js = questioner_sampling(questioner, questioner_max_tokens), replace(judge_sampling, max_new_tokens=judge_max_tokens)
+    if greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
     cfg = dict(questioner=questioner, judge=judge, protocol=protocol, secrets=str(path), secrets_sha256=file_sha256(path),
                iterations=iterations, seed=seed, limit=limit, max_questions=max_questions, engine=engine, dtype=dtype,
                questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
                judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
                template_kw=template_kw, lenient=lenient, twentyq_version=twentyq.__version__)
+    if servers: cfg["servers"] = servers
     if {questioner.partition(":")[0], judge.partition(":")[0]} & set(model_free):   # the WordNet players: their knowledge decides the games
         cfg["knowledge_sha256"] = file_sha256(data_path("wordnet_nouns.json"))
     if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
         cfg.update(prefix_cache_tokens=prefix_cache_tokens, max_active=max_active, batch_size=batch_size)
     return cfg
 
+
+# %% ../nbs/06_rollout.ipynb #16e7994b
+def player(name:str, # model name, or a `model_free` player
+           engine:str="hf", # "hf", "openai" or "vllm"
+           server:str|None=None, # base URL(s) of the openai engine
+           concurrency:int=32, # most requests in flight (openai, vllm)
+           **hf_kw, # the hf engine's options: device, dtype, batch_size, prefix_cache_tokens
+          ):
+    "The backend of one player on its engine."
+    if name.partition(":")[0] in model_free or engine == "hf":
+        if server: raise ValueError(f"a server ({server}) was given for {name!r}, which plays on engine {engine!r}: servers are for --engine openai")
+        return get_backend(name, **hf_kw)
+    if engine == "openai":
+        if not server: raise ValueError(f"{name!r} plays on engine 'openai' but no server was given: pass --server (or --questioner-server / --judge-server)")
+        return get_backend(name, "openai", base_url=server, concurrency=concurrency)
+    if engine == "vllm": return get_backend(name, "vllm", concurrency=concurrency, dtype=hf_kw.get("dtype"))
+    return get_backend(name, engine)   # another registered engine: it raises for an unknown one
+
+@contextmanager
+def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name, engine, server)}
+            concurrency:int=32, # most requests in flight per player on servers
+            hf_kw:dict|None=None, # options of the hf engine
+           ):
+    "(questioner backend, judge backend), the judge the questioner's own when it is the same model on the same engine; closed on exit."
+    (q, *qrest), (j, *jrest) = roles["questioner"], roles["judge"]
+    qb = player(q, *qrest, concurrency=concurrency, **(hf_kw or {}))
+    made = [qb]
+    try:
+        jb = qb if (q, qrest) == (j, jrest) else player(j, *jrest, concurrency=concurrency, **(hf_kw or {}))
+        made.append(jb)
+        yield qb, jb
+    finally:
+        for b in made:
+            if hasattr(b, "close"): b.close()   # stops the servers a vllm player started
 
 # %% ../nbs/06_rollout.ipynb #7ee16706
 def _games_to_play(secrets, pool, iterations, protocol, seed, done_ids, info):
@@ -87,7 +125,14 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
          batch_size:int=32, # most chats in one generate call
          device:str|None=None, # device for both models
          dtype:str|None=None, # the models' dtype: "float32", "bfloat16" ...; None: float32 on CPU, bfloat16 on CUDA
-         engine:str="hf", # inference engine
+         engine:str="hf", # engine of both players: "hf" (in-process transformers), "openai" (servers at --server), "vllm" (servers twentyq starts)
+         questioner_engine:str|None=None, # the questioner's engine, if not `engine`
+         judge_engine:str|None=None, # the judge's engine, if not `engine`
+         server:str|None=None, # base URL(s) of the openai engine's servers for both players; several, comma-separated, share the games
+         questioner_server:str|None=None, # the questioner's servers, if not `server`
+         judge_server:str|None=None, # the judge's servers, if not `server`
+         concurrency:int=32, # most requests in flight per player on servers
+         greedy:bool=False, # the questioner decodes greedily too, instead of the protocol's sampling (recorded in the config)
          progress:bool=True, # show a progress bar
          prefix_cache_tokens:int=32768, # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
          lenient:bool=False, # read replies the forgiving way instead of by the peers' own rules (recorded in the config)
@@ -100,17 +145,19 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     pool = table.secret.tolist()   # shortlists are drawn from the whole list
     if limit: table = table.head(limit)
     device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
+    roles = {"questioner": (questioner, questioner_engine or engine, questioner_server or server),
+             "judge": (judge, judge_engine or engine, judge_server or server)}
+    eng = roles["questioner"][1] if roles["questioner"][1] == roles["judge"][1] else {r: e for r, (_, e, _) in roles.items()}
     cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
-                     engine, dtype, prefix_cache_tokens, max_active, batch_size, lenient)
+                     eng, dtype, prefix_cache_tokens, max_active, batch_size, lenient, {r: s for r, (_, e, s) in roles.items() if e == "openai"}, greedy)
     with hold_run(out) if out else nullcontext():   # one writer per run folder, from before the models load
         records = open_run(out, cfg) if out else []
         todo = deque(_games_to_play(table, pool, iterations, P, seed, {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))
         if todo:
-            kw = dict(engine=engine, device=device, dtype=dtype, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
-            qb = get_backend(questioner, **kw)
-            jb = qb if judge == questioner else get_backend(judge, **kw)
-            _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), seed, max_active,
-                      records, Path(out)/"games.jsonl" if out else None, progress)
+            hf_kw = dict(device=device, dtype=dtype, batch_size=batch_size, prefix_cache_tokens=prefix_cache_tokens)
+            with players(roles, concurrency, hf_kw) as (qb, jb):
+                _lockstep(P, todo, qb, jb, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), seed, max_active,
+                          records, Path(out)/"games.jsonl" if out else None, progress)
     return pd.DataFrame(records)
 
 # %% ../nbs/06_rollout.ipynb #5bda3139

