@@ -252,7 +252,7 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
     from twentyq.rollout import play
     from twentyq.train import sft_data, sft_rows, sft, load_tokenizer
     from twentyq.grpo import grpo
-    teacher, sft_dir, grpo_dir = out/"runs"/"train--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
+    teacher, sft_dir, grpo_dir = out/"models"/"teacher--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
     print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
     play("wordnet", "wordnet-judge", "paper", "nouns_train", limit=ts["secrets"], max_questions=20, out=str(teacher), progress=False)
     if not (sft_dir/"config.json").exists():
