@@ -48,7 +48,7 @@ class OpenAIBackend:
         self.name, self.base_url, self.api_key_env = name, self.base_urls[0], api_key_env
         self.concurrency, self.timeout, self.max_tries, self.backoff = concurrency, timeout, max_tries, backoff
         self.tokenizer, self.chat_template = tokenizer or (name if _local_model(name) else None), chat_template
-        self.root, self.servers = self.base_url.removesuffix("/v1"), []   # servers: the `VLLMServer`s this backend started and stops
+        self.servers = []   # the `VLLMServer`s this backend started, which `close` stops
 
     def config(self) -> dict:
         "What a run's config may record about this backend (no API key)."
