@@ -162,6 +162,7 @@ def test_reproduce_tiny(tmp_path):
     assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper") for q in ("smollm2-135m", sft, grpo)]
                                                            + [("paper", "wordnet")])   # base, +SFT and +GRPO under each protocol
     assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
+    assert not list((tmp_path/"models").glob("*/checkpoint-*"))                         # finished trainings keep no checkpoints
     assert t.set_index(["protocol", "questioner"]).loc[("paper", "wordnet"), "n"] == 1    # the teacher's train games are not in the report
     assert t.set_index("questioner").loc["wordnet", "pass1_mean"] == 100           # the reference questioner wins its game
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n

@@ -159,7 +159,6 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
     from transformers import set_seed
     from trl import GRPOTrainer
     from twentyq.models import load_model
-    from twentyq.rollout import player
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows = load_secrets(secrets).head(limit) if limit else load_secrets(secrets)
     if len(rows) < secrets_per_step: raise ValueError(f"{secrets}: {len(rows)} secrets, fewer than secrets_per_step={secrets_per_step}")

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/10_report.ipynb #e5266b72
 from __future__ import annotations
-import html, json, time
+import html, json, shutil, time
 from pathlib import Path
 import pandas as pd
 from .core import repo_root
@@ -265,6 +265,7 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
         grpo(str(sft_dir), grpo_dir, judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"],
              secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"],
              questioner_max_tokens=ts["questioner_max_tokens"], belief_weight=ts["belief_weight"], learning_rate=ts["grpo_lr"], disable_tqdm=True)
+    for ckpt in [*sft_dir.glob("checkpoint-*"), *grpo_dir.glob("checkpoint-*")]: shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
     return [str(sft_dir), str(grpo_dir)]
 
 # %% ../nbs/10_report.ipynb #10768346

@@ -344,6 +344,8 @@ def close(self:OpenAIBackend):
     self.servers = []
 
 # %% ../nbs/17_serving.ipynb #c29b0144
+def _interrupt(*_): raise KeyboardInterrupt   # SIGTERM stops `serve` as Ctrl-C does
+
 def serve_cmd(model:str, # embedded name, local folder or Hugging Face id
               port:int=8000, # port on 127.0.0.1
               kv_cache_gb:int=1, # KV-cache GiB on a CPU
@@ -352,7 +354,7 @@ def serve_cmd(model:str, # embedded name, local folder or Hugging Face id
               extra:str=None, # more vLLM options in one string, e.g. "--tensor-parallel-size 2"
              ):
     "Start a vLLM server for MODEL on 127.0.0.1, print its base URL, and serve until Ctrl-C or SIGTERM."
-    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)
     srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype, extra=shlex.split(extra or ""))
     with srv:
         print(f"serving {model} at {srv.base_url} (log: {srv.log}); Ctrl-C stops it", flush=True)
