@@ -153,18 +153,23 @@ def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
 def test_reproduce_tiny(tmp_path):
     "The main job at its smallest (one secret, two questions, one model in every role): every item has a card, and the index shows each."
     from twentyq.report import reproduce, scales, train_scales
-    scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24)
+    scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
+                          model_free=dict(limit=3, max_questions=13))
     train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
                                 max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1)
-    try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m", scorers="smollm2-135m", scale="tiny")
+    try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m,wordnet", scorers="smollm2-135m", scale="tiny")
     finally: del scales["tiny"], train_scales["tiny"]
     sft, grpo = str(tmp_path/"models"/"smollm2-135m-sft"), str(tmp_path/"models"/"smollm2-135m-grpo")
-    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper") for q in ("smollm2-135m", sft, grpo)]
-                                                           + [("paper", "wordnet")])   # base, +SFT and +GRPO under each protocol
+    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper") for q in ("smollm2-135m", sft, grpo, "wordnet")])
     assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
     assert not list((tmp_path/"models").glob("*/checkpoint-*"))                         # finished trainings keep no checkpoints
-    assert t.set_index(["protocol", "questioner"]).loc[("paper", "wordnet"), "n"] == 1    # the teacher's train games are not in the report
-    assert t.set_index("questioner").loc["wordnet", "pass1_mean"] == 100           # the reference questioner wins its game
+    n = t.set_index(["protocol", "questioner"]).n
+    assert n[("paper", "wordnet")] == 3 and n[("paper", "smollm2-135m")] == 1     # the model-free sizes; the teacher's train games are not in the report
+    games = read_jsonl(tmp_path/"runs"/"paper--wordnet"/"games.jsonl")
+    assert {g["max_questions"] for g in games} == {13} and json.loads((tmp_path/"runs"/"paper--wordnet"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0.7
+    ref = read_jsonl(tmp_path/"reference-play"/"paper--wordnet"/"games.jsonl")      # the reference: its best play, greedy, 20 questions
+    assert len(ref) == 1 and ref[0]["won"] and json.loads((tmp_path/"reference-play"/"paper--wordnet"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0
+    assert "wordnet" in set(pd.read_parquet(tmp_path/"runs"/"paper--wordnet"/"beliefs-wordnet.parquet").scorer)   # its own beliefs: the ideal observer
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json"]: assert (tmp_path/f).exists(), f
     cards = [json.loads(p.read_text()) for p in tmp_path.glob("*.json") if p.stem != "reference"]

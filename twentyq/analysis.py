@@ -13,8 +13,8 @@ from .runs import load_run, load_beliefs, belief_columns, game_columns, records_
 from .metrics import games_frame
 
 # %% auto #0
-__all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'outcome_pairs', 'stars', 'permutation_test',
-           'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups', 'belief_by_group',
+__all__ = ['solve_group_names', 'load_runs', 'model_label', 'with_outcome', 'belief_by_outcome', 'outcome_pairs', 'stars',
+           'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups', 'belief_by_group',
            'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs', 'report_dir',
            'reference_inputs', 'reward_hacks']
 
@@ -30,6 +30,12 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=game_columns + ["run"])
     b = pd.concat([load_beliefs(dirs[i]) for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=belief_columns)
     return g, b
+
+# %% ../nbs/11_analysis.ipynb #50ca680f
+def model_label(name:str, # a model name, hub id or folder
+               ) -> str:
+    "The last part of `name`, for titles and legends."
+    return str(name).rstrip("/").rsplit("/", 1)[-1]
 
 # %% ../nbs/11_analysis.ipynb #3b2b41df
 def _need(df:pd.DataFrame, *cols:str, what:str="table"):

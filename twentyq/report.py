@@ -19,12 +19,19 @@ __all__ = ['scales', 'paper_notebooks', 'train_scales', 'basis', 'save_item', 'n
 
 # %% ../nbs/10_report.ipynb #224377d7
 scales = {
-    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48),
+    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48,
+                     model_free=dict(limit=12, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=1024, judge_max_tokens=1024),
 }
 
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip",
                    "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min"]
+
+def _size_of(size:dict, questioner:str) -> dict:
+    "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
+    return {k: v for k, v in size.items() if k != "model_free"} | (size.get("model_free", {}) if _model_free(questioner) else {})
+
+def _model_free(name:str) -> bool: return name.partition(":")[0] == "wordnet"
 
 def _slug(name): return name.replace("/", "_").replace(":", "_")
 
@@ -58,15 +65,16 @@ def save_item(out:Path|str, # report folder
               note:str|None=None, # e.g. why there is nothing to show, or what could not be computed
               settings:dict|None=None, # the models and settings that made it
               rests_on:dict|None=None, # what it rests on (`basis`)
+              has_data:bool|None=None, # whether it shows data (None: it does if it has a figure, or a table and no note)
              ) -> dict:
-    "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card (`has_data`: a figure, or a table without a note)."
+    "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     files = []
     if fig is not None:
         for ext in ("png", "svg"): fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
     card = dict(stem=stem, title=title, note=note, files=files, settings=plain(settings or {}), rests_on=plain(rests_on or {}),
-                has_data=fig is not None or (table is not None and len(table) > 0 and not note))
+                has_data=fig is not None or (table is not None and len(table) > 0 and not note) if has_data is None else has_data)
     (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
     return card
 
@@ -254,7 +262,8 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
     from twentyq.grpo import grpo
     teacher, sft_dir, grpo_dir = out/"models"/"teacher--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
     print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
-    play("wordnet", "wordnet-judge", "paper", "nouns_train", limit=ts["secrets"], max_questions=20, out=str(teacher), progress=False)
+    play("wordnet", "wordnet-judge", "paper", "nouns_train", limit=ts["secrets"], max_questions=20, greedy=True, out=str(teacher),
+         progress=False)
     if not (sft_dir/"config.json").exists():
         kept, report = sft_data([teacher])
         print(f"== train: SFT of {base} on {report} -> {sft_dir}")
@@ -270,7 +279,7 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
 
 # %% ../nbs/10_report.ipynb #10768346
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, engine:dict|None=None) -> pd.DataFrame:
-    "Stages 1 and 2: every questioner under every protocol, and every scorer on the paper runs; all games as one table."
+    "Stages 1 and 2: every questioner under every protocol (at its `_size_of`), and every scorer on the paper runs; all games as one table."
     from twentyq.rollout import play
     games = []
     for protocol in ps:
@@ -278,33 +287,32 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             run = out/"runs"/f"{protocol}--{_slug(q)}"
             secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            games.append(play(q, judge, protocol, **{**size, "secrets": secrets}, out=str(run), **(engine or {})))
+            games.append(play(q, judge, protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
             if protocol == "paper": _score_all(run, ss, engine)
     return pd.concat(games, ignore_index=True)
 
-def _model_free(name:str) -> bool: return name.partition(":")[0] == "wordnet"
-
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
-    "The model-free WordNet questioner on the job's secrets, answered from its knowledge, the protocol's 20 questions (it needs ~13)."
+    "The model-free WordNet questioner's best play on the job's secrets: greedy, the protocol's 20 questions (it needs ~13), the knowledge judge."
     from twentyq.rollout import play
-    run = out/"runs"/f"paper--{_slug(questioner)}"
-    print(f"== play paper: {questioner} (questioner) vs wordnet-judge (answers from the knowledge) -> {run}")
-    play(questioner, "wordnet-judge", "paper", size["secrets"], limit=size["limit"], iterations=1, max_questions=20, out=str(run))
+    run = out/"reference-play"/f"paper--{_slug(questioner)}"
+    print(f"== play paper: {questioner} (questioner, greedy) vs wordnet-judge (answers from the knowledge) -> {run}")
+    play(questioner, "wordnet-judge", "paper", size["secrets"], limit=size["limit"], iterations=1, max_questions=20, greedy=True, out=str(run),
+         progress=False)
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> pd.DataFrame:
-    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return the games of `refs`."
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> dict:
+    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
     runs = [_play_wordnet(out, q, size) if _model_free(q) else out/"runs"/f"paper--{_slug(q)}" for q in refs if _model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
           f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
     for d in ("reference", "reference-flipped"): _score_all(out/d, ss, engine)
-    return games
+    return info
 
 # %% ../nbs/10_report.ipynb #f6397e02
 def reproduce(out:str="reports/embedded", # report folder
-              questioners:str="smollm2-135m,gemma3-270m", # comma-separated questioner models
+              questioners:str="smollm2-135m,gemma3-270m,wordnet", # comma-separated questioners: models, or the model-free `wordnet`
               judge:str="wordnet-judge", # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
               protocols:str="paper,evals-shortlist", # comma-separated protocols; beliefs and counterfactuals use the paper's
@@ -326,22 +334,21 @@ def reproduce(out:str="reports/embedded", # report folder
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     out.mkdir(parents=True, exist_ok=True)
-    ideal = [r for r in refs if _model_free(r)]   # a model-free reference questioner: its games join the report, its ideal observer the scorers
+    ideal = [r for r in dict.fromkeys(refs + qs) if _model_free(r)]   # a model-free questioner: its ideal observer joins the scorers
     eng = None if engine == "hf" else dict(engine=engine, server=server)
     if train:
         trained = _train(out, train, train_scales[scale])
         qs, ss, times["train"] = qs + trained, ss + trained, time.time() - t0
-    games = _play_all(out, qs, judge, ss, ps, size, eng)
+    games = _play_all(out, qs, judge, ss + ideal, ps, size, eng)
     times["play and score"] = time.time() - t0 - sum(times.values())
-    ref_games = _reference(out, refs, ss + ideal, ps, false_wins, size, eng)
+    _reference(out, refs, ss + ideal, ps, false_wins, size, eng)
     times["reference"] = time.time() - t0 - sum(times.values())
-    if ideal: games = pd.concat([games, ref_games[ref_games.questioner.isin(ideal)].drop(columns="run")], ignore_index=True)
     cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size, **(eng or {}))
     if train: cfg["training"] = dict(base=train, **train_scales[scale])
     (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
     print(f"== report: figure notebooks -> {out/'notebooks'}")
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
-                  questioners=qs + ideal, scorers=ss + ideal, settings=cfg)
+                  questioners=qs, scorers=ss + ideal, settings=cfg)
     failed = run_notebooks(out, params, _split(figures) or None)
     model_links, failed_models = run_model_notebooks(out, [q for q in qs if q in ss], params)
     index = write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",

@@ -68,7 +68,8 @@ def player(name:str, # model name, or a `model_free` player
            **hf_kw, # the hf engine's options: device, dtype, batch_size, prefix_cache_tokens
           ):
     "The backend of one player on its engine."
-    if name.partition(":")[0] in model_free or engine == "hf":
+    if name.partition(":")[0] in model_free: return get_backend(name)   # no model: in-process whatever the engine, a server unused
+    if engine == "hf":
         if server: raise ValueError(f"a server ({server}) was given for {name!r}, which plays on engine {engine!r}: servers are for --engine openai")
         return get_backend(name, **hf_kw)
     if engine == "openai":
@@ -147,9 +148,10 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
     roles = {"questioner": (questioner, questioner_engine or engine, questioner_server or server),
              "judge": (judge, judge_engine or engine, judge_server or server)}
+    servers = {r: s for r, (n, e, s) in roles.items() if e == "openai" and n.partition(":")[0] not in model_free}   # model-free: no server
     eng = roles["questioner"][1] if roles["questioner"][1] == roles["judge"][1] else {r: e for r, (_, e, _) in roles.items()}
     cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
-                     eng, dtype, prefix_cache_tokens, max_active, batch_size, lenient, {r: s for r, (_, e, s) in roles.items() if e == "openai"}, greedy)
+                     eng, dtype, prefix_cache_tokens, max_active, batch_size, lenient, servers, greedy)
     with hold_run(out) if out else nullcontext():   # one writer per run folder, from before the models load
         records = open_run(out, cfg) if out else []
         todo = deque(_games_to_play(table, pool, iterations, P, seed, {r["game_id"] for r in records}, dict(questioner=questioner, judge=judge)))

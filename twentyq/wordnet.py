@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/wordnet.html.md"""
 
 # %% ../nbs/14_wordnet.ipynb #35db54de
 from __future__ import annotations
-import ast, json, math, re
+import ast, json, math, random, re
 from collections import OrderedDict
 from dataclasses import replace
 from functools import cache
@@ -25,9 +25,10 @@ __all__ = ['LEXNAMES', 'SENSE_OVERRIDES', 'KNOWLEDGE_FILE', 'SHIPPED_LISTS', 'CA
            'norm', 'wordnet_lemma', 'word_sense', 'knowledge_words', 'build_knowledge', 'cut_dictionary',
            'load_knowledge', 'word_chain', 'kind_question', 'semantic_questions', 'letters', 'letter_question',
            'length_question', 'form_answer', 'named_word', 'guess_question', 'knowledge_truth', 'get_pool',
-           'question_mask', 'answer_word', 'candidate_path', 'best_question', 'read_questioner_chat', 'next_move',
-           'WordNetQuestioner', 'read_judge_chat', 'knowledge_answer', 'judge_reply', 'KnowledgeJudge', 'play_wordnet',
-           'candidates_left', 'ideal_beliefs', 'knowledge_contradictions']
+           'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores', 'sample_question',
+           'read_questioner_chat', 'next_move', 'WordNetQuestioner', 'read_judge_chat', 'knowledge_answer',
+           'judge_reply', 'KnowledgeJudge', 'play_wordnet', 'candidates_left', 'ideal_beliefs',
+           'knowledge_contradictions']
 
 # %% ../nbs/14_wordnet.ipynb #cba6492d
 LEXNAMES = {3: "noun.Tops", 4: "noun.act", 5: "noun.animal", 6: "noun.artifact", 7: "noun.attribute", 8: "noun.body",
@@ -539,6 +540,35 @@ def best_question(pool:dict, # a pool
     pool["best"][m] = q = qs if qs is not None and hs >= hl - LETTER_MARGIN else ql
     return q
 
+# %% ../nbs/14_wordnet.ipynb #f345ae5a
+def question_scores(pool:dict, # a pool
+                    path:list[int], # candidate masks after each answer (candidate_path)
+                   ) -> list[tuple[float, str]]:
+    "(score, question) of each question that splits the candidates `path[-1]` and names none, best first: bits gained, less LETTER_MARGIN for letters."
+    m = path[-1]; n = m.bit_count()
+    scored = [(_entropy((pool["masks"][q] & m).bit_count(), n) - (0.0 if q in pool["semantic"] else LETTER_MARGIN), q)
+              for q in _splitting(pool, path) if not pool["name_mask"][q] & m]
+    return sorted(scored, key=lambda x: (-x[0], x[1] not in pool["semantic"]))   # stable: among equals, meaning first, then alphabetical
+
+def sample_question(pool:dict, # a pool
+                    path:list[int], # candidate masks after each answer (candidate_path)
+                    sampling, # a `Sampling` with temperature > 0: its top_k and top_p apply as to a model's tokens
+                    rng=random, # the random generator to draw with
+                   ) -> str|None:
+    "A question drawn with probability ∝ exp(score / temperature) among the top_k best, cut to the top_p; None if none separates the candidates."
+    scored = question_scores(pool, path)[:sampling.top_k or None]
+    if not scored: return None
+    w = [math.exp((s - scored[0][0]) / sampling.temperature) for s, _ in scored]
+    total, acc, keep = sum(w), 0.0, len(w)
+    for i, x in enumerate(w):
+        acc += x / total
+        if acc >= sampling.top_p: keep = i + 1; break
+    return rng.choices([q for _, q in scored[:keep]], w[:keep])[0]
+
+def _question(pool, path, sampling, rng):
+    "The best question when `sampling` is None or greedy, else a drawn one."
+    return best_question(pool, path) if sampling is None or sampling.temperature == 0 else sample_question(pool, path, sampling, rng)
+
 # %% ../nbs/14_wordnet.ipynb #58283d00
 _paper_max = re.compile(r"maximum of (\d+) questions")
 _evals_max = re.compile(r"and (\d+) minus the number of questions")
@@ -576,13 +606,15 @@ def read_questioner_chat(chat:list[dict], # the chat a protocol gives its questi
 def next_move(chat:list[dict], # the chat a protocol gives its questioner
               candidates:list[str], # the candidates, most likely first
               kn:dict, # the knowledge
+              sampling=None, # a `Sampling`: None or greedy asks the best question, else `sample_question` draws one
+              rng=random, # the draws' random generator
              ) -> str:
-    "The questioner's next reply: the best question, or a guess when one candidate is left or the last question has come."
+    "The questioner's next reply: a question, or a guess when one candidate is left or the last question has come."
     g = read_questioner_chat(chat)
     pool = get_pool(g["shortlist"] or candidates, kn)
     path = candidate_path(pool, g["qa"])
     m = path[-1]
-    q = None if g["must_guess"] or m.bit_count() == 1 else best_question(pool, path)
+    q = None if g["must_guess"] or m.bit_count() == 1 else _question(pool, path, sampling, rng)
     if q is not None: return q
     word = pool["words"][(m & -m).bit_length() - 1]
     return guess_question(word, g["protocol"])
@@ -606,8 +638,9 @@ class WordNetQuestioner:
         self.candidates, self.knowledge = _candidate_words(candidates), load_knowledge(knowledge)
 
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
-        "The next reply in each chat (deterministic: `sampling` is ignored)."
-        return [next_move(c, self.candidates, self.knowledge) for c in chats]
+        "The next reply in each chat: the best question if `sampling` is None or greedy, else one drawn with the chat's seed."
+        seeds = sampling.seed if sampling is not None and isinstance(sampling.seed, (list, tuple)) else [getattr(sampling, "seed", None)] * len(chats)
+        return [next_move(c, self.candidates, self.knowledge, sampling, random.Random(s)) for c, s in zip(chats, seeds)]
 
     def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
         return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
