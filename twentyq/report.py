@@ -20,7 +20,7 @@ __all__ = ['scales', 'paper_notebooks', 'train_scales', 'basis', 'save_item', 'n
 # %% ../nbs/10_report.ipynb #224377d7
 scales = {
     "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48,
-                     model_free=dict(limit=12, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
+                     model_free=dict(limit=16, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=1024, judge_max_tokens=1024),
 }
 
