@@ -472,10 +472,10 @@ def candidate_stats(logprobs:np.ndarray, # [T+1, K] candidate log-probs of one g
 
 # %% ../nbs/07_beliefs.ipynb #74103685
 def _load_scorer(scorer, device=None, engine="hf", server=None):
-    "The backend of `scorer` (a name, on `engine`), checked."
+    "The backend of `scorer` (a name, on `engine`, as `rollout.player` makes a player's), checked."
     if isinstance(scorer, str):
-        kw = dict(device=device) if engine == "hf" else dict(base_url=server) if engine == "openai" else {}
-        scorer = get_backend(scorer, engine, **kw)
+        from twentyq.rollout import player
+        scorer = player(scorer, engine, server, device=device)
     return _check_scorer(scorer)
 
 def _load_games(games):
