@@ -12,7 +12,8 @@ from fastcore.basics import patch
 from .models import load_model
 
 # %% auto #0
-__all__ = ['engines', 'model_free', 'Sampling', 'Backend', 'split_pair', 'PrefixStore', 'kv_layout', 'HFBackend', 'get_backend']
+__all__ = ['engines', 'model_free', 'Sampling', 'chat_seeds', 'Backend', 'split_pair', 'PrefixStore', 'kv_layout', 'HFBackend',
+           'is_model_free', 'get_backend']
 
 # %% ../nbs/02_backend.ipynb #d9cefc62
 @dataclass
@@ -26,6 +27,15 @@ class Sampling:
 
     @property
     def greedy(self): return self.temperature == 0
+
+def chat_seeds(s:Sampling, # the call's sampling
+               n:int, # chats in the call
+              ) -> list:
+    "One seed (or None) per chat of a call with `n` chats: the list given, or an int's seed, seed+1, ...; a list of another length is an error."
+    if isinstance(s.seed, (list, tuple)):
+        if len(s.seed) != n: raise ValueError(f"{len(s.seed)} seeds for {n} chats")
+        return list(s.seed)
+    return [None if s.seed is None else s.seed + i for i in range(n)]
 
 # %% ../nbs/02_backend.ipynb #d195c6f3
 @runtime_checkable
@@ -394,13 +404,18 @@ def _vllm(name, **kw):
 engines = {"hf": HFBackend, "openai": _openai, "vllm": _vllm}   # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts (twentyq.serving)
 model_free = {"wordnet": "WordNetQuestioner", "wordnet-judge": "KnowledgeJudge"}   # players of twentyq.wordnet, no model; "wordnet:LIST" plays over LIST
 
+def is_model_free(name:str) -> bool:
+    "Whether `name` is a `model_free` player (\"wordnet\", \"wordnet:LIST\", \"wordnet-judge\")."
+    return str(name).partition(":")[0] in model_free
+
 def get_backend(name:str, # model name (embedded, local folder or Hugging Face id), or a `model_free` player
                 engine:str="hf", # inference engine: a key of `engines`
                 **kw, # passed to the engine (device, dtype, batch_size, chat_template ...)
                ) -> Backend:
     "A `Backend` for model `name` on `engine`."
-    if (base := str(name).partition(":")[0]) in model_free:
+    if is_model_free(name):
         from twentyq import wordnet   # here, not at the top: wordnet imports this module
-        return getattr(wordnet, model_free[base])(str(name).partition(":")[2] or None, **kw)
+        base, _, words = str(name).partition(":")
+        return getattr(wordnet, model_free[base])(words or None, **kw)
     if engine not in engines: raise ValueError(f"Unknown engine {engine!r}; known: {', '.join(engines)}")
     return engines[engine](name, **kw)

@@ -255,6 +255,11 @@ train_scales = {
                   max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200),
 }
 
+def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
+    "The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, against the knowledge judge, into `run`."
+    from twentyq.rollout import play
+    play(questioner, "wordnet-judge", "paper", secrets, limit=limit, max_questions=20, greedy=True, out=str(run), progress=False)
+
 def _train(out:Path, base:str, ts:dict) -> list[str]:
     "Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, and after GRPO on that; the two model folders."
     from twentyq.rollout import play
@@ -262,8 +267,7 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
     from twentyq.grpo import grpo
     teacher, sft_dir, grpo_dir = out/"models"/"teacher--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
     print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
-    play("wordnet", "wordnet-judge", "paper", "nouns_train", limit=ts["secrets"], max_questions=20, greedy=True, out=str(teacher),
-         progress=False)
+    _best_play("wordnet", "nouns_train", ts["secrets"], teacher)
     if not (sft_dir/"config.json").exists():
         kept, report = sft_data([teacher])
         print(f"== train: SFT of {base} on {report} -> {sft_dir}")
@@ -292,12 +296,10 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
     return pd.concat(games, ignore_index=True)
 
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
-    "The model-free WordNet questioner's best play on the job's secrets: greedy, the protocol's 20 questions (it needs ~13), the knowledge judge."
-    from twentyq.rollout import play
+    "The model-free questioner's best play (`_best_play`) on the job's secrets: the reference games' source."
     run = out/"reference-play"/f"paper--{_slug(questioner)}"
     print(f"== play paper: {questioner} (questioner, greedy) vs wordnet-judge (answers from the knowledge) -> {run}")
-    play(questioner, "wordnet-judge", "paper", size["secrets"], limit=size["limit"], iterations=1, max_questions=20, greedy=True, out=str(run),
-         progress=False)
+    _best_play(questioner, size["secrets"], size["limit"], run)
     return run
 
 def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> dict:

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 import twentyq
 from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
 from .runs import append_jsonl, hold_run, open_run, RunConfigMismatch
-from .backend import get_backend, Sampling, model_free
+from .backend import get_backend, Sampling, is_model_free
 from .protocols import get_protocol, new_game, game_over, questioner_sampling, judge_sampling, template_kw, draw_shortlist
 from .wordlists import load_secrets, wordlist_path
 
@@ -53,7 +53,7 @@ def run_config(questioner:str, # questioner model
                judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
                template_kw=template_kw, lenient=lenient, twentyq_version=twentyq.__version__)
     if servers: cfg["servers"] = servers
-    if {questioner.partition(":")[0], judge.partition(":")[0]} & set(model_free):   # the WordNet players: their knowledge decides the games
+    if is_model_free(questioner) or is_model_free(judge):   # the WordNet players: their knowledge decides the games
         cfg["knowledge_sha256"] = file_sha256(data_path("wordnet_nouns.json"))
     if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
         cfg.update(prefix_cache_tokens=prefix_cache_tokens, max_active=max_active, batch_size=batch_size)
@@ -68,7 +68,7 @@ def player(name:str, # model name, or a `model_free` player
            **hf_kw, # the hf engine's options: device, dtype, batch_size, prefix_cache_tokens
           ):
     "The backend of one player on its engine."
-    if name.partition(":")[0] in model_free: return get_backend(name)   # no model: in-process whatever the engine, a server unused
+    if is_model_free(name): return get_backend(name)   # no model: in-process whatever the engine, a server unused
     if engine == "hf":
         if server: raise ValueError(f"a server ({server}) was given for {name!r}, which plays on engine {engine!r}: servers are for --engine openai")
         return get_backend(name, **hf_kw)
@@ -148,7 +148,7 @@ def play(questioner:str="smollm2-135m", # questioner model: embedded name, local
     device = pick_device(device); dtype = str(pick_dtype(device, dtype)).removeprefix("torch.")
     roles = {"questioner": (questioner, questioner_engine or engine, questioner_server or server),
              "judge": (judge, judge_engine or engine, judge_server or server)}
-    servers = {r: s for r, (n, e, s) in roles.items() if e == "openai" and n.partition(":")[0] not in model_free}   # model-free: no server
+    servers = {r: s for r, (n, e, s) in roles.items() if e == "openai" and not is_model_free(n)}   # model-free: no server
     eng = roles["questioner"][1] if roles["questioner"][1] == roles["judge"][1] else {r: e for r, (_, e, _) in roles.items()}
     cfg = run_config(questioner, judge, protocol, secrets, iterations, seed, limit, max_questions, questioner_max_tokens, judge_max_tokens,
                      eng, dtype, prefix_cache_tokens, max_active, batch_size, lenient, servers, greedy)

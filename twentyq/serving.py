@@ -10,7 +10,7 @@ import asyncio, atexit, functools, os, random, shlex, shutil, signal, socket, su
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from fastcore.basics import patch
-from .backend import Sampling
+from .backend import Sampling, chat_seeds
 
 # %% auto #0
 __all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'local_tokenizer', 'vllm_python', 'has_gpu', 'vllm_args',
@@ -118,13 +118,6 @@ def _gather(self:OpenAIBackend, fn, # async fn(conn, i, item)
     with ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, main()).result()
 
 # %% ../nbs/17_serving.ipynb #cac0a3f4
-def _seeds(s:Sampling, n:int) -> list:
-    "One seed (or None) per chat of a call with `n` chats."
-    if isinstance(s.seed, (list, tuple)):
-        if len(s.seed) != n: raise ValueError(f"{len(s.seed)} seeds for {n} chats")
-        return list(s.seed)
-    return [None if s.seed is None else s.seed + i for i in range(n)]
-
 @patch
 def _chat_body(self:OpenAIBackend, chat, s:Sampling, seed, template_kw) -> dict:
     "The JSON of one chat completion request."
@@ -145,7 +138,7 @@ def generate(self:OpenAIBackend, chats:list[list[dict]], # chats, each a list of
              **template_kw, # chat template options, sent as chat_template_kwargs
             ) -> list[str]:
     "The reply to each chat, one request each, all in flight at once."
-    seeds = _seeds(sampling, len(chats))
+    seeds = chat_seeds(sampling, len(chats))
     async def one(conn, i, chat):
         body = self._chat_body(chat, sampling, seeds[i], template_kw)
         return await self._post(conn, "chat/completions", body, f"request {i}, seed {seeds[i]}", _content, server=i)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
 from .core import data_path
+from .backend import chat_seeds
 from .wordlists import load_secrets
 from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_intro, paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify)
@@ -567,7 +568,7 @@ def sample_question(pool:dict, # a pool
 
 def _question(pool, path, sampling, rng):
     "The best question when `sampling` is None or greedy, else a drawn one."
-    return best_question(pool, path) if sampling is None or sampling.temperature == 0 else sample_question(pool, path, sampling, rng)
+    return best_question(pool, path) if sampling is None or sampling.greedy else sample_question(pool, path, sampling, rng)
 
 # %% ../nbs/14_wordnet.ipynb #58283d00
 _paper_max = re.compile(r"maximum of (\d+) questions")
@@ -639,7 +640,7 @@ class WordNetQuestioner:
 
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
         "The next reply in each chat: the best question if `sampling` is None or greedy, else one drawn with the chat's seed."
-        seeds = sampling.seed if sampling is not None and isinstance(sampling.seed, (list, tuple)) else [getattr(sampling, "seed", None)] * len(chats)
+        seeds = chat_seeds(sampling, len(chats)) if sampling is not None else [None] * len(chats)
         return [next_move(c, self.candidates, self.knowledge, sampling, random.Random(s)) for c, s in zip(chats, seeds)]
 
     def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
