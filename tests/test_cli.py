@@ -14,3 +14,16 @@ def test_play_then_score(tmp_path):
     assert sorted(b.turn) == [0, 1, 2] and (b.logprob < 0).all() and set(b.scorer) == {"smollm2-135m"}
     r = subprocess.run([exe, "score", "--scorer", "smollm2-135m"], capture_output=True, text=True)
     assert r.returncode != 0 and "--run is required" in r.stderr
+
+def test_play_cia_summary(tmp_path):
+    "The successor's protocol with no model (the WordNet questioner and the knowledge judge): its summary has Mean@k and Pass@k."
+    exe = str(Path(sys.executable).parent/"twentyq")
+    r = subprocess.run([exe, "play", "--protocol", "cia", "--questioner", "wordnet", "--judge", "wordnet-judge", "--iterations", "2",
+                        "--limit", "3", "--max-questions", "13", "--out", str(tmp_path/"run")], check=True, capture_output=True, text=True)
+    head, row = r.stdout.splitlines()[:2]
+    assert head.split()[:10] == ["protocol", "questioner", "judge", "n", "pass1_mean", "pass1_std", "k", "mean_at_k", "mean_at_k_std", "pass_at_k"]
+    assert row.split()[:4] == ["cia", "wordnet", "wordnet-judge", "6"] and row.split()[6] == "2"
+    games = pd.read_json(tmp_path/"run"/"games.jsonl", lines=True)
+    turns = [t for ts in games.turns for t in ts]
+    assert all(t["answer"] in ("Yes", "No", "Finished", "Invalid", "Repeated") and "judge_answer" in t and "correction" in t for t in turns)
+    assert all(g.turns[-1]["answer"] == "Finished" for g in games[games.won].itertuples())

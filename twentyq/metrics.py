@@ -11,8 +11,8 @@ import numpy as np, pandas as pd
 
 # %% auto #0
 __all__ = ['difficulty_levels', 'games_frame', 'plurals', 'names_secret', 'judge_finished', 'crosscheck', 'false_win_rate',
-           'pass_at_1', 'cumulative_win_rate', 'evals_game', 'evals_metrics', 'evals_metrics_by_difficulty',
-           'lmrl_return', 'lmrl_normalized', 'lmrl_metrics', 'summary']
+           'pass_at_1', 'pass_at_k_estimate', 'pass_at_k', 'mean_at_k', 'cumulative_win_rate', 'evals_game',
+           'evals_metrics', 'evals_metrics_by_difficulty', 'lmrl_return', 'lmrl_normalized', 'lmrl_metrics', 'summary']
 
 # %% ../nbs/05_metrics.ipynb #40be78e8
 def games_frame(records, # a list of game records (dicts) or a DataFrame with one row per game
@@ -98,6 +98,32 @@ def pass_at_1(records, # game records (list of dicts or DataFrame) of one questi
     df = games_frame(records); _need(df, "iteration", "won")
     per_iter = df["won"].eq(True).groupby(df["iteration"]).mean() * 100
     return float(per_iter.mean()), float(per_iter.std(ddof=0))
+
+# %% ../nbs/05_metrics.ipynb #851dce70
+def pass_at_k_estimate(n:int, # games of one secret
+                       c:int, # games of it won
+                       k:int, # the k of pass@k (at most n)
+                      ) -> float:
+    "Chen et al.'s unbiased pass@k of one secret: 1 - C(n-c, k) / C(n, k)."
+    if not 0 < k <= n: raise ValueError(f"pass@k needs 0 < k <= n games; got k={k}, n={n}")
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+def pass_at_k(records, # game records (list of dicts or DataFrame) of one questioner/judge pair
+              k:int|None=None, # the k (None: the fewest games any secret has)
+             ) -> tuple[int, float]:
+    "(k, Pass@k in %): the unbiased estimator averaged over secrets."
+    df = games_frame(records); _need(df, "secret", "won")
+    per = df["won"].eq(True).groupby(df["secret"]).agg(["size", "sum"])
+    k = int(per["size"].min()) if k is None else k
+    return k, 100 * float(np.mean([pass_at_k_estimate(int(n), int(c), k) for n, c in per.itertuples(index=False)]))
+
+# %% ../nbs/05_metrics.ipynb #4e23c807
+def mean_at_k(records, # game records (list of dicts or DataFrame) of one questioner/judge pair
+             ) -> tuple[int, float, float]:
+    "(k, Mean@k, its std across the k repeats), in %: the success rate per iteration, averaged, `np.std` with ddof=0."
+    df = games_frame(records); _need(df, "iteration", "won")
+    per_iter = df["won"].eq(True).groupby(df["iteration"]).mean() * 100
+    return len(per_iter), float(per_iter.mean()), float(np.std(per_iter.to_numpy()))
 
 # %% ../nbs/05_metrics.ipynb #3617577f
 def cumulative_win_rate(records, # game records (list of dicts or DataFrame)
@@ -193,16 +219,22 @@ def lmrl_metrics(records, # game records (list of dicts or DataFrame)
     return dict(n=len(returns), mean_return=R, normalized=lmrl_normalized(R))
 
 # %% ../nbs/05_metrics.ipynb #4d9ebfd0
+def _pass_at_k_or_nan(g, k):
+    "Pass@k of `g`, NaN when a secret has fewer than k games (an unfinished run): the estimator needs n >= k."
+    return pass_at_k(g, k)[1] if g.groupby("secret").size().min() >= k else math.nan
+
 def summary(records, # game records (list of dicts or DataFrame), any mix of protocols and models
             max_questions:int=20, # questions allowed per game (evals score)
            ) -> pd.DataFrame:
-    "One row per (protocol, questioner, judge): games, pass@1, false-win rate and protocol-specific metrics."
+    "One row per (protocol, questioner, judge): games, pass@1, Mean@k and Pass@k, false-win rate and protocol-specific metrics."
     df = games_frame(records)
     keys = ["protocol", "questioner", "judge"]; _need(df, *keys)
     rows = []
     for (protocol, questioner, judge), g in df.groupby(keys, sort=True, dropna=False):
         mean, std = pass_at_1(g)
+        k, mk, mk_std = mean_at_k(g)
         row = dict(protocol=protocol, questioner=questioner, judge=judge, n=len(g), pass1_mean=mean, pass1_std=std,
+                   k=k, mean_at_k=mk, mean_at_k_std=mk_std, pass_at_k=_pass_at_k_or_nan(g, k),
                    n_finished=sum(map(judge_finished, _rows(g))), false_win_rate=false_win_rate(g),
                    score=math.nan, accuracy=math.nan, mean_return=math.nan, normalized=math.nan)
         if str(protocol).startswith("evals"):

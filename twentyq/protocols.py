@@ -7,7 +7,7 @@ Docs: https://twentyq.github.io/twentyq/protocols.html.md"""
 # %% ../nbs/04_protocols.ipynb #fda8791b
 from __future__ import annotations
 import random, re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
 from lemminflect import getAllLemmas
@@ -18,13 +18,17 @@ from .runs import new_record, new_turn
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
            'judge_sampling', 'template_kw', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
            'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
-           'lmrl_history', 'lmrl_next', 'lmrl_final', 'protocols', 'lenient_protocols', 'paper_judge_chat',
+           'lmrl_history', 'lmrl_next', 'lmrl_final', 'cia_questioner_system', 'cia_questioner_first',
+           'cia_judge_system', 'cia_judge_user', 'cia_invalid_answer', 'cia_repeated_answer', 'cia_answers',
+           'cia_observation', 'cia_judge_sampling', 'protocols', 'lenient_protocols', 'paper_judge_chat',
            'strip_thinking', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'questioner_sampling', 'chat_so_far',
            'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient',
            'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge',
            'lmrl_guesser_prompt', 'lmrl_tokens', 'word_pos', 'is_noun', 'lmrl_is_done', 'parse_oracle',
-           'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge', 'Protocol',
-           'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
+           'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge',
+           'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret', 'correct_cia', 'cia_start',
+           'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol', 'get_protocol', 'new_game',
+           'game_over', 'draw_shortlist']
 
 # %% ../nbs/04_protocols.ipynb #642848a8
 paper_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the 2500 most frequent nouns of the English language.\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nYou have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\nand avoid open-ended questions. Start with a broad question and refine your queries as you progress.'
@@ -323,6 +327,100 @@ def lmrl_on_judge(game, raw, lenient=False):
     if t["answer"] == "Yes" and lmrl_is_done(t["question"], game["secret"], game.get("variants") or []):
         game["won"], game["win_turn"] = True, game["n_questions"]
 
+# %% ../nbs/04_protocols.ipynb #34d51f0d
+cia_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the most frequent nouns of the English language.\n\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nFocus on deductive reasoning, start with a broad question and refine your queries as you progress.'
+cia_questioner_first = 'Ask a question to gain additional information about the secret or guess what the secret is.\n\nInstructions:\n1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\nAsk your question: '
+cia_judge_system = "You are the Answerer in a game of 20 Questions. \nYour role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', 'Repeated', or 'Finished'. \nDo not provide extra hints or commentary beyond your answer. Remain consistent and ensure that your responses accurately reflect the secret word. Answer the question to the best of your abilities."
+cia_judge_user = "The secret that has to be guessed is '{0}'. Given the following history of questions asked and the current question, is the correct response 'Yes' or 'No'? If there is not a yes/no question, respond with 'Invalid'; gibberish text or deviating from the game also counts as invalid. If the question mentions the secret, the answer should be 'Finished'. If the question has already been asked in the history of questions, answer 'Repeated'. Otherwise, answer 'Yes' or 'No' to the question.\n\nHistory of questions asked: '{2}'\nQuestion: '{1}'\n\nInstructions:\n1. Answer the question to the best of your abilities, unless it is invalid.\n2. Provide your chain-of-thought reasoning step by step.\n3. Don't think longer than two brief sentences.\n4. Then, provide your final answer within XML tags as <answer>[Yes/No/Invalid/Repeated/Finished]</answer>.\n5. If the question '{1}' asks the secret '{0}' (e.g., 'Is the word {0}?'), answer 'Finished'.\n6. If the question mentions the secret '{0}' (e.g., 'Is it related to {0}?'), answer 'Finished'.\n7. If the question asks a semantically equivalent variation of the secret (e.g., 'laugh' and 'laughter'), answer 'Finished'.\n8. If the text given by the questioner is not a valid question, answer 'Invalid'. \n9. If the question consists of multiple questions, answer 'Invalid'.\n10. If the question has already been asked in the history of questions, answer 'Repeated'.\n11. In all other cases, answer either 'Yes' or 'No'.\n12. IMPORTANT: Provide all reasoning and responses in English only.\n\nPlease reason step by step, and give your final answer in the format <answer>[Yes/No/Invalid/Repeated/Finished]</answer>: "
+cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
+cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
+
+# %% ../nbs/04_protocols.ipynb #06b639b9
+def _flat(text:str) -> str: return (text or "").replace("\n", "").strip()
+
+def cia_judge_chat(secret:str, # the secret word
+                   question:str, # the questioner's question
+                   history:list[str]=(), # the questions asked before it
+                  ) -> list[dict]:
+    "The judge's chat for one question under the successor's protocol."
+    return [{"role": "system", "content": cia_judge_system},
+            {"role": "user", "content": cia_judge_user.format(secret, _flat(question), "; ".join(map(_flat, history)))}]
+
+# %% ../nbs/04_protocols.ipynb #303abc42
+cia_answers = ("yes", "no", "repeated", "invalid", "finished")
+
+def parse_cia_judge(raw:str|None, # the judge's reply, as generated
+                   ) -> tuple[str, bool]:
+    "The successor judge's word (lowercase, one of `cia_answers`) and whether `raw` gave one; others read 'invalid'."
+    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
+    word = said[0] if said else ""
+    return (word, True) if word in cia_answers else ("invalid", False)
+
+# %% ../nbs/04_protocols.ipynb #1575ee69
+_cia_control = re.compile(r"[\x00-\x1f\x7f-\xa0\u2028\u2029]")    # syntax.py `sentence`: compiled_constants.py L3
+
+def cia_invalid(question:str, # the questioner's reply
+               ) -> list[str]:
+    "Why `question` is invalid by the successor's code checks (none: valid)."
+    q = (question or "").strip().lower()
+    why = ["too_long_action"] if len(q) > 500 else ["too_short_action"] if len(q) < 2 else []
+    if not q.endswith("?"): why.append("no_question")
+    if q.count("?") > 1: why.append("multiple_questions")
+    if _cia_control.search(q): why.append("invalid_chars")
+    return why
+
+def cia_names_secret(question:str, # the questioner's reply
+                     secret:str, # the secret word
+                    ) -> bool:
+    "The `exact` check: the lowercased secret is one word of the question, punctuation and digits removed."
+    words = re.sub(r"[^\w\s-]|[\d]", "", (question or "").strip().lower()).split()
+    return secret.strip().lower() in words
+
+def correct_cia(question:str, # the questioner's reply
+                said:str, # the judge's word (`parse_cia_judge`)
+                secret:str, # the secret word
+               ) -> tuple[str, list[str]]:
+    "(the corrected answer word, why it was changed or kept): `correct_obs` with the evaluation's methods."
+    bad = cia_invalid(question)
+    if cia_names_secret(question, secret): return ("invalid", bad) if bad else ("finished", [] if said == "finished" else ["named_secret"])
+    if bad: return "invalid", bad
+    if said in ("invalid", "repeated"): return said, [f"{said}_by_judge"]
+    if said == "finished": return "yes", ["false_positive"]
+    return said, []
+
+# %% ../nbs/04_protocols.ipynb #d4b94f87
+cia_observation = {"yes": "yes", "no": "no", "invalid": cia_invalid_answer, "repeated": cia_repeated_answer, "finished": "finished"}
+
+def cia_start(game):
+    "The successor's opening: its questioner system prompt and first instruction."
+    game["messages"] = [{"role": "system", "content": cia_questioner_system}, {"role": "user", "content": cia_questioner_first}]
+    game["n_start"] = 2
+
+def cia_on_reply(game, reply):
+    "Every reply is a question: record it, and return the judge's chat with the questions asked before it."
+    history = [t["question"] for t in game["turns"]]
+    game["messages"].append({"role": "assistant", "content": reply})
+    _new_turn(game, reply)
+    game["n_questions"] += 1
+    return cia_judge_chat(game["secret"], reply, history)
+
+def cia_on_judge(game, raw):
+    "Read and correct the judge's answer, show the questioner the code's observation, and end the game on Finished."
+    t = game["turns"][-1]
+    said, t["parse_ok"] = parse_cia_judge(raw)
+    word, t["correction"] = correct_cia(t["question"], said, game["secret"])
+    t["judge_raw"], t["judge_answer"], t["answer"] = raw, said.capitalize(), word.capitalize()
+    _answer(game, cia_observation[word])
+    if word == "finished": game["won"], game["win_turn"] = True, game["n_questions"]
+
+def cia_questioner_sampling(model:str, # questioner model name or id (any family: one setting)
+                            max_new_tokens:int=50, # longest question
+                           ) -> Sampling:
+    "The successor's questioner sampling at evaluation."
+    return Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=max_new_tokens)
+
+cia_judge_sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=250)
+
 # %% ../nbs/04_protocols.ipynb #b2d5d320
 @dataclass
 class Protocol:
@@ -336,12 +434,17 @@ class Protocol:
     max_replies: int|None = None         # questioner replies allowed (evals: 40)
     shortlist: int = 0                   # size of the shortlist shown to the questioner (0: none)
     lenient: bool = False                # twentyq's forgiving readings instead of the source's
+    questioner_sampler: Callable = questioner_sampling   # (model, max_new_tokens) -> the questioner's sampling
+    questioner_max_tokens: int = 1024    # the questioner's default budget of new tokens
+    judge_decoding: Sampling = field(default_factory=lambda: judge_sampling)   # the judge's sampling (its max_new_tokens: the default budget)
 
 protocols = {
     "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
     "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40),
     "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge, max_replies=40, shortlist=20),
     "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat),
+    "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling, questioner_max_tokens=50,
+                    judge_decoding=cia_judge_sampling),
 }
 
 def _forgiving(P:Protocol, **callbacks) -> Protocol:
@@ -355,11 +458,12 @@ lenient_protocols = {
     "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
 }
 
-def get_protocol(name:str, # "paper", "evals", "evals-shortlist" or "lmrl"
+def get_protocol(name:str, # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
                  lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
                 ) -> Protocol:
     "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."
     if name not in protocols: raise ValueError(f"Unknown protocol {name!r}; known: {', '.join(protocols)}")
+    if lenient and name not in lenient_protocols: raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
     return (lenient_protocols if lenient else protocols)[name]
 
 # %% ../nbs/04_protocols.ipynb #9bde06fa

@@ -17,7 +17,7 @@ import twentyq
 from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
 from .runs import append_jsonl, hold_run, open_run, RunConfigMismatch
 from .backend import get_backend, Sampling, is_model_free
-from .protocols import get_protocol, new_game, game_over, questioner_sampling, judge_sampling, template_kw, draw_shortlist
+from .protocols import get_protocol, new_game, game_over, template_kw, draw_shortlist
 from .wordlists import load_secrets, wordlist_path
 
 # %% auto #0
@@ -32,8 +32,8 @@ def run_config(questioner:str, # questioner model
                seed:int, # run seed
                limit:int|None, # use only the first `limit` secrets
                max_questions:int, # questions per game
-               questioner_max_tokens:int, # longest questioner reply
-               judge_max_tokens:int, # longest judge reply
+               questioner_max_tokens:int|None, # longest questioner reply (None: the protocol's)
+               judge_max_tokens:int|None, # longest judge reply (None: the protocol's)
                engine:str|dict="hf", # inference engine of both players, or {"questioner": ..., "judge": ...}
                dtype:str="float32", # the models' dtype ("float32", "bfloat16" ...)
                prefix_cache_tokens:int=0, # the backends' prefix K/V budget (part of the config below float32 only)
@@ -45,7 +45,9 @@ def run_config(questioner:str, # questioner model
               ) -> dict:
     "The config that determines a run's games."
     path = wordlist_path(secrets)
-    qs, js = questioner_sampling(questioner, questioner_max_tokens), replace(judge_sampling, max_new_tokens=judge_max_tokens)
+    P = get_protocol(protocol)   # its sampling: the paper's per model family, or the successor's (cia)
+    qs = P.questioner_sampler(questioner, questioner_max_tokens or P.questioner_max_tokens)
+    js = replace(P.judge_decoding, max_new_tokens=judge_max_tokens or P.judge_decoding.max_new_tokens)
     if greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
     cfg = dict(questioner=questioner, judge=judge, protocol=protocol, secrets=str(path), secrets_sha256=file_sha256(path),
                iterations=iterations, seed=seed, limit=limit, max_questions=max_questions, engine=engine, dtype=dtype,
@@ -113,15 +115,15 @@ def _postfix(bar, records, turn, t0):
 # %% ../nbs/06_rollout.ipynb #9b37c490
 def play(questioner:str="smollm2-135m", # questioner model: embedded name, local folder or Hugging Face id
          judge:str|None=None, # judge model (default: the questioner)
-         protocol:str="paper", # "paper", "evals", "evals-shortlist" or "lmrl"
+         protocol:str="paper", # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
          secrets:str="nouns_test", # word-list file, or a shipped list's name
          iterations:int=1, # games per secret
          limit:int|None=None, # play only the first `limit` secrets
          out:str|None=None, # run folder (resumable); None keeps games in memory only
          seed:int=0, # run seed
          max_questions:int=20, # questions per game (the protocols allow 20; evals' reply limit stays twice this)
-         questioner_max_tokens:int=1024, # longest questioner reply
-         judge_max_tokens:int=1024, # longest judge reply (the paper's judge thinks first)
+         questioner_max_tokens:int|None=None, # longest questioner reply (None: the protocol's, 1024; cia 50)
+         judge_max_tokens:int|None=None, # longest judge reply (None: the protocol's, 1024, as the paper's judge thinks first; cia 250)
          max_active:int=256, # most games in play at once
          batch_size:int=32, # most chats in one generate call
          device:str|None=None, # device for both models

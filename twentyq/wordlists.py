@@ -206,6 +206,15 @@ as installed by Debian's `wordnet-base` package. To rebuild from a WordNet 3.0 d
 WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the WordNet 3.0
 licence, reproduced verbatim in LICENSE-wordnet.txt; it applies to the derived file too.
 Nothing reads WordNet at run time.
+
+## The paper's and the successor's splits: not shipped
+The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
+Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
+and 433 test secrets in `delta_belief_rl/env/twenty_questions/direct/coca_plus/*.parquet`, column of the secret
+words) draw their secrets from COCA (the Corpus of Contemporary American English) word frequencies, which are
+not openly licensed: twentyq ships none of those lists. A user who has them writes one secret per line into a
+file and passes it, e.g. `twentyq play --protocol cia --secrets coca_test.txt --iterations 8`; the shipped open
+lists stay the default.
 """
 
 # %% ../nbs/03_wordlists.ipynb #f08fd2dd

@@ -17,7 +17,8 @@ from .core import data_path
 from .backend import chat_seeds
 from .wordlists import load_secrets
 from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_intro, paper_judge_system, paper_judge_user,
-                        evals_gamemaster, lmrl_oracle, evals_classify)
+                        evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
+                        cia_invalid_answer, cia_repeated_answer, cia_invalid)
 from .beliefs import belief_points
 
 # %% auto #0
@@ -27,8 +28,8 @@ __all__ = ['LEXNAMES', 'SENSE_OVERRIDES', 'KNOWLEDGE_FILE', 'SHIPPED_LISTS', 'CA
            'load_knowledge', 'word_chain', 'kind_question', 'semantic_questions', 'letters', 'letter_question',
            'length_question', 'form_answer', 'named_word', 'guess_question', 'knowledge_truth', 'get_pool',
            'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores', 'sample_question',
-           'read_questioner_chat', 'next_move', 'WordNetQuestioner', 'read_judge_chat', 'knowledge_answer',
-           'judge_reply', 'KnowledgeJudge', 'play_wordnet', 'candidates_left', 'ideal_beliefs',
+           'read_questioner_chat', 'next_move', 'WordNetQuestioner', 'read_judge_chat', 'cia_history',
+           'knowledge_answer', 'judge_reply', 'KnowledgeJudge', 'play_wordnet', 'candidates_left', 'ideal_beliefs',
            'knowledge_contradictions']
 
 # %% ../nbs/14_wordnet.ipynb #cba6492d
@@ -475,10 +476,11 @@ def question_mask(pool:dict, # a pool
 # %% ../nbs/14_wordnet.ipynb #629faa5d
 def answer_word(text:str|None, # a judge's answer as the questioner sees it
                ) -> str|None:
-    "Yes, No or Finished (the first such word, or evals' verdict on a guess), or None for a skip or anything else."
+    "Yes, No or Finished (the first such word, or evals' verdict on a guess), or None for cia's invalid or repeated message, for a skip or anything else."
     t = (text or "").strip().lower()
     if t.startswith("guess") and "incorrect" in t: return "No"
     if t.startswith("correct"): return "Finished"
+    if t in (cia_invalid_answer.lower(), cia_repeated_answer.lower()): return None   # cia: no answer (its 'yes/no' is no Yes)
     m = re.search(r"\b(yes|no|finished|skip)\b", t)
     return m.group(1).capitalize() if m and m.group(1) != "skip" else None
 
@@ -657,6 +659,7 @@ def _template(t, *holes):
 
 _paper_sys, _paper_user = _template(paper_judge_system, "[ANSWER]"), _template(paper_judge_user, "[QUESTION]")
 _evals_sys, _lmrl = _template(evals_gamemaster, "{word}"), _template(lmrl_oracle, "{{word}}", "{{question}}")
+_cia_user = _template(cia_judge_user, "{0}", "{1}", "{2}")     # groups: secret, history, question, then repeats
 
 def read_judge_chat(chat:list[dict], # a judge chat of the paper, evals or LMRL protocol
                    ) -> tuple[str, str, str]:
@@ -665,7 +668,14 @@ def read_judge_chat(chat:list[dict], # a judge chat of the paper, evals or LMRL 
     if (s := _paper_sys.fullmatch(sys_)) and (u := _paper_user.fullmatch(chat[-1]["content"])): return "paper", s.group(1), u.group(1)
     if s := _evals_sys.fullmatch(sys_): return "evals", s.group(1), chat[-1]["content"]
     if u := _lmrl.fullmatch(chat[-1]["content"]): return "lmrl", u.group(1), u.group(2)
-    raise ValueError("not a judge chat of the paper, evals or LMRL protocol")
+    if sys_ == cia_judge_system and (u := _cia_user.fullmatch(chat[-1]["content"])): return "cia", u.group(1), u.group(3)
+    raise ValueError("not a judge chat of the paper, evals, LMRL or cia protocol")
+
+def cia_history(chat:list[dict], # a judge chat of the cia protocol
+               ) -> list[str]:
+    "The questions asked before the current one, as the cia judge's prompt lists them."
+    h = _cia_user.fullmatch(chat[-1]["content"]).group(2)
+    return h.split("; ") if h else []
 
 # %% ../nbs/14_wordnet.ipynb #4ae4b447
 def _reason(question, secret, kn):
@@ -688,16 +698,25 @@ def knowledge_answer(question:str, # the question
     return None, "The knowledge cannot read this question."
 
 # %% ../nbs/14_wordnet.ipynb #b16de183
-def judge_reply(chat:list[dict], # a judge chat of the paper, evals or LMRL protocol
+_yes_no_start = re.compile(r"\s*(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had)\b", re.I)
+
+def _cia_verdict(question, history, a, why):
+    "The knowledge judge under cia: Invalid for what is no yes/no question, Repeated for a question asked before, else its answer."
+    if cia_invalid(question) or not _yes_no_start.match(question): return "Invalid", "This is not one yes/no question."
+    if " ".join(question.split()).lower() in {" ".join(h.split()).lower() for h in history}: return "Repeated", "This was asked before."
+    return (a, why) if a is not None else ("No", why + " Unreadable questions are answered No.")
+
+def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia protocol
                 kn:dict, # the knowledge
                ) -> str:
-    "The knowledge's reply in the protocol's form (unreadable questions: No, or evals' skip)."
+    "The knowledge's reply in the protocol's form (unreadable questions: No, or evals' skip; cia: Invalid and Repeated too)."
     protocol, secret, question = read_judge_chat(chat)
     a, why = knowledge_answer(question, secret, kn)
     if protocol == "evals": return {"Yes": "yes", "Finished": "yes", "No": "no"}.get(a, "skip")
     if protocol == "lmrl": return "Yes." if a in ("Yes", "Finished") else "No."
+    if protocol == "cia" and a != "Finished": a, why = _cia_verdict(question, cia_history(chat), a, why)
     if a is None: a, why = "No", why + " Unreadable questions are answered No."
-    return f"<think>{why}</think><answer>{a}</answer>"
+    return f"{why}\n<answer>{a}</answer>" if protocol == "cia" else f"<think>{why}</think><answer>{a}</answer>"
 
 class KnowledgeJudge:
     "The judge that answers from the knowledge, as a backend."
