@@ -193,3 +193,30 @@ def test_score_run_resumes(tmp_path, games, smol):
                                   df.sort_values(["game_id", "turn"]).reset_index(drop=True), atol=EPS)
     with pytest.raises(ValueError, match="other settings"):
         score_run(run, smol, elicitation="My guess is", progress=False)
+
+
+# The successor's belief prompt (bethgelab/delta-belief-rl `llm_agent/generation.py` `belief_log_prob` L1775-1877: the assistant
+# turn "Is it '<secret>'?" of `prompts.py` L535 after the history, b_0 on the opening chat (L1119-1135), the secret's tokens summed).
+@pytest.mark.parametrize("model", ["smol", "gemma"])
+def test_cia_belief_prompt_equals_naive(model, games, request):
+    be = request.getfixturevalue(model)
+    r = truncate(games[2], 3)
+    fast = score_games([r], be, "Is it '", lead="")[0]
+    ref = naive_beliefs(r, be, "Is it '", lead="")
+    np.testing.assert_allclose(fast, ref, atol=EPS, rtol=0)
+    ctx, y = split_pair(be.tok, contexts(r, be)[0] + "Is it '", r["secret"])
+    assert y == be.tok(r["secret"], add_special_tokens=False).input_ids   # only the secret's own tokens are scored
+    assert np.abs(np.array(fast) - np.array(score_games([r], be)[0])).max() > 0.1   # not the paper's measure
+
+def test_cia_beliefs_in_their_own_file(games, smol, tmp_path):
+    from twentyq.runs import load_beliefs
+    run = tmp_path/"run"; run.mkdir()
+    (run/"games.jsonl").write_text("".join(json.dumps(truncate(g, 1)) + "\n" for g in games[:2]))
+    paper, cia = score_run(run, smol, progress=False), score_run(run, smol, progress=False, belief_prompt="cia")
+    assert beliefs_path(run, "smollm2-135m", "cia").name == "beliefs-smollm2-135m--cia.parquet" and beliefs_path(run, "smollm2-135m", "cia").exists()
+    assert set(cia.belief_prompt) == {"cia"} and "belief_prompt" not in paper.columns
+    assert json.loads((beliefs_path(run, "smollm2-135m", "cia")/"_meta.json").read_text())["elicitation"] == "Is it '"
+    np.testing.assert_allclose(load_beliefs(run).logprob, paper.logprob)                       # the paper's by default, never mixed
+    np.testing.assert_allclose(load_beliefs(run, belief_prompt="cia").logprob, cia.logprob)
+    assert len(load_beliefs(run, belief_prompt=None)) == len(paper) + len(cia)
+    with pytest.raises(ValueError, match="paper's belief prompt only"): score_beliefs(games[:1], smol, candidates=["dog"], belief_prompt="cia", progress=False)

@@ -16,12 +16,24 @@ from .protocols import template_kw
 from .backend import get_backend, split_pair
 
 # %% auto #0
-__all__ = ['default_elicitation', 'default_template_kw', 'belief_points', 'contexts', 'naive_beliefs', 'build_trie',
-           'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs', 'naive_candidates', 'score_candidates',
-           'candidate_stats', 'score_beliefs', 'beliefs_path', 'score_run']
+__all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'belief_points', 'contexts',
+           'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs',
+           'naive_candidates', 'score_candidates', 'candidate_stats', 'score_beliefs', 'beliefs_path', 'score_run']
 
 # %% ../nbs/07_beliefs.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
+belief_prompts = {"paper": (default_elicitation, " "),   # name: (E, what joins E and the secret): "...Is the secret word cat"
+                  "cia": ("Is it '", "")}               # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
+
+def belief_prompt_of(name:str, # "paper" or "cia"
+                     elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`
+                    ) -> tuple[str, str]:
+    "(E, lead) of the belief prompt `name`: the secret is scored as the continuation lead + secret of the state + E."
+    if name not in belief_prompts: raise ValueError(f"unknown belief prompt {name!r}; known: {', '.join(belief_prompts)}")
+    E, lead = belief_prompts[name]
+    if name == "paper": return (elicitation or E), lead
+    if elicitation not in (None, E, default_elicitation): raise ValueError(f"the {name} belief prompt has its own elicitation {E!r}")
+    return E, lead
 default_template_kw = template_kw   # the rollouts' own (`protocols.template_kw`): the paper's questioners run with thinking off
 
 def _bad(record, msg): return ValueError(f"game {record.get('game_id', '<no game_id>')!r}: {msg}")
@@ -72,9 +84,10 @@ def naive_beliefs(record:dict, # a game record
                   backend, # scoring backend
                   elicitation:str=default_elicitation, # E, the start of the questioner's guess
                   template_kw:dict|None=None, # chat-template variables
+                  lead:str=" ", # what joins E and the secret (" " in the paper's prompt, "" in cia's)
                  ) -> list[float]:
-    "log p(' ' + secret | s_t + E) for t = 0..T, one forward pass per state (the reference implementation)."
-    cont = " " + record["secret"]
+    "log p(lead + secret | s_t + E) for t = 0..T, one forward pass per state (the reference implementation)."
+    cont = lead + record["secret"]
     return [backend.logprobs([c + elicitation], [cont])[0] for c in contexts(record, backend, template_kw)]
 
 # %% ../nbs/07_beliefs.ipynb #8cccfb24
@@ -289,11 +302,11 @@ def _prefix_warning(record, backend, turns):
                   f"{turns}: the tokens of such a state are not a prefix of the next state's (e.g. a generation prompt unlike the "
                   "rendered assistant turn), or not of its own with E appended; those states are scored on their own contexts", stacklevel=3)
 
-def _secret_rows(record, backend, elicitation, template_kw):
+def _secret_rows(record, backend, elicitation, template_kw, lead=" "):
     "Rows scoring the true secret at every state of `record`; groups carry their state index in `keys`."
     ctxs = contexts(record, backend, template_kw)
     P = [backend.encode(c) for c in ctxs]
-    X, cont = P[-1], " " + record["secret"]
+    X, cont = P[-1], lead + record["secret"]
     main, rows, broken = dict(x=X, groups=[], keys=[]), [], []
     for t, (c, p) in enumerate(zip(ctxs, P)):
         br = _split_branch(backend.tok, p, c + elicitation, cont) if X[:len(p)] == p else None
@@ -313,13 +326,14 @@ def score_games(records:list[dict], # game records
                 template_kw:dict|None=None, # chat-template variables (default: enable_thinking=False)
                 stats:dict|None=None, # if given, counts of the work done are added to it
                 dry_run:bool=False, # only count the work into `stats`
+                lead:str=" ", # what joins E and the secret (" " in the paper's prompt, "" in cia's)
                ) -> list[list[float]]:
     "pi(secret | s_t) = log p(' ' + secret | s_t + E) for t = 0..T of each game, all states of a game in one forward pass."
     _check_scorer(backend)
-    if not hasattr(backend, "model"): return server_beliefs(records, backend, elicitation, template_kw)   # a scorer on a server
+    if not hasattr(backend, "model"): return server_beliefs(records, backend, elicitation, template_kw, lead)   # a scorer on a server
     rows, owner, sizes = [], [], []
     for gi, r in enumerate(records):
-        rs, n = _secret_rows(r, backend, elicitation, template_kw)
+        rs, n = _secret_rows(r, backend, elicitation, template_kw, lead)
         rows += rs; owner += [gi]*len(rs); sizes.append(n)
     outs = tree_logprobs(backend.model, rows, batch_size, chunk, stats, dry_run)
     res = [[np.nan]*n for n in sizes]
@@ -332,10 +346,11 @@ def server_beliefs(records:list[dict], # game records
                    backend, # a backend with `render` and `logprobs`, e.g. `OpenAIBackend`
                    elicitation:str=default_elicitation, # E
                    template_kw:dict|None=None, # chat-template variables
+                   lead:str=" ", # what joins E and the secret
                   ) -> list[list[float]]:
     "pi(secret | s_t) for t = 0..T of each game, one log-probability request per state, all at once."
     ctxs = [contexts(r, backend, template_kw) for r in records]
-    flat = backend.logprobs([c + elicitation for cs in ctxs for c in cs], [" " + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
+    flat = backend.logprobs([c + elicitation for cs in ctxs for c in cs], [lead + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
     it = iter(flat)
     return [[next(it) for _ in cs] for cs in ctxs]
 
@@ -524,8 +539,11 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                   games_per_step:int=32, # games scored together between progress updates
                   device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
                   top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
+                  belief_prompt:str="paper", # "paper" (E + " " + secret) or "cia" (the successor's "Is it '" + secret)
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."
+    elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
+    if candidates is not None and lead != " ": raise ValueError(f"candidate sets are scored under the paper's belief prompt only, not {belief_prompt!r}")
     records, folder = _load_games(games)
     be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
     for r in records: belief_points(r)          # fail early, naming the bad game
@@ -533,18 +551,21 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
     with tqdm(total=len(records), desc=f"beliefs {be.name}", disable=not progress) as bar:
         for a in range(0, len(records), games_per_step):
             part = records[a:a+games_per_step]
-            lps = score_games(part, be, elicitation, batch_size, template_kw=template_kw)
+            lps = score_games(part, be, elicitation, batch_size, template_kw=template_kw, lead=lead)
             cs = score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw) if cands else None
             frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name, top_k))
             bar.update(len(part))
-    return pd.concat(frames, ignore_index=True) if frames else _frame([], [], cands, run, be.name, top_k)
+    df = pd.concat(frames, ignore_index=True) if frames else _frame([], [], cands, run, be.name, top_k)
+    return df if belief_prompt == "paper" else df.assign(belief_prompt=belief_prompt)   # the paper's rows keep their columns
 
 # %% ../nbs/07_beliefs.ipynb #48d8220f
 def beliefs_path(run_dir:Path|str, # run folder
                  scorer:str, # scorer name
+                 belief_prompt:str="paper", # the belief prompt: another than the paper's gets a file of its own
                 ) -> Path:
     "Where `score_run` keeps the beliefs of `scorer` for the run in `run_dir`."
-    return Path(run_dir)/f"beliefs-{re.sub(r'[^A-Za-z0-9._-]+', '_', scorer).strip('_')}.parquet"
+    slug = re.sub(r'[^A-Za-z0-9._-]+', '_', scorer).strip('_')
+    return Path(run_dir)/(f"beliefs-{slug}.parquet" if belief_prompt == "paper" else f"beliefs-{slug}--{belief_prompt}.parquet")
 
 def score_run(run_dir:Path|str, # run folder with a games.jsonl
               scorer, # scoring model: a name for `get_backend`, or a backend
@@ -560,33 +581,37 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
               engine:str="hf", # the scorer's engine when it is a name: "hf", "openai" (servers at `server`) or "vllm" (a server started now)
               server:str|None=None, # base URL(s) of the openai engine's servers
+              belief_prompt:str="paper", # "paper" or "cia": recorded in the rows and the file's settings, kept in a file of its own
              ) -> pd.DataFrame:
     "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
     run_dir = Path(run_dir)
     if isinstance(scorer, str) and scorer.partition(":")[0] == "wordnet": return _score_ideal(run_dir, scorer)
     records = read_run(run_dir)
     for r in records: belief_points(r)
+    belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
         be, cands = _load_scorer(scorer, device, engine, server), _load_candidates(candidates)
-        try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k)
+        try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k, belief_prompt)
         finally:
             if isinstance(scorer, str) and hasattr(be, "close"): be.close()   # stops a server the vllm engine started
-    return pd.read_parquet(beliefs_path(run_dir, be.name))
+    return pd.read_parquet(beliefs_path(run_dir, be.name, belief_prompt))
 
-def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k):
+def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k, belief_prompt="paper"):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
+    elicitation = belief_prompt_of(belief_prompt, elicitation)[0]
     meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
                 candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
     if cands and top_k: meta["top_k"] = top_k
-    out = _open_beliefs(beliefs_path(run_dir, be.name), meta)
+    if belief_prompt != "paper": meta["belief_prompt"] = belief_prompt   # the paper's files keep their settings as they were
+    out = _open_beliefs(beliefs_path(run_dir, be.name, belief_prompt), meta)
     done = _scored_ids(out)
     todo = [r for r in records if r.get("game_id") not in done]
     with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
         for a in range(0, len(todo), games_per_part):
             part = todo[a:a+games_per_part]
             _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw,
-                                           progress=False, top_k=top_k))
+                                           progress=False, top_k=top_k, belief_prompt=belief_prompt))
             bar.update(len(part))
 
 def _open_beliefs(out:Path, meta:dict) -> Path:

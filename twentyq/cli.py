@@ -38,13 +38,14 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
               elicitation:str="Is the secret word", # the elicitation E
               engine:str="hf", # the scorer's engine: "hf" (in-process), "openai" (servers at --server, e.g. vLLM's), "vllm" (a server started now)
               server:str=None, # base URL(s) of the openai engine's servers, comma-separated
+              belief_prompt:str="paper", # "paper" (E + " secret") or "cia" (the successor's: "Is it '" + secret, as its belief_log_prob scores it)
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     from twentyq.beliefs import score_run, beliefs_path
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
-    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server)
+    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server, belief_prompt=belief_prompt)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
-    print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0]) if len(b) else run}")
+    print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], belief_prompt) if len(b) else run}")
 
 def build_wordnet_cmd(src:str, # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
                       dest:str=None, # the file to write (default: the project's data/wordnet_nouns.json)

@@ -226,11 +226,14 @@ def load_run(source:Path|str, # a run folder, or its games.jsonl
 
 def load_beliefs(folder:Path|str, # a run folder
                  scorers:list[str]|None=None, # keep only these scorers (None: all that scored the run)
+                 belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
                 ) -> pd.DataFrame:
     "Every scorer's beliefs on the games of `folder` (empty, with the belief columns, when none were scored)."
     parts = [pd.read_parquet(p) for p in sorted(Path(folder).glob("beliefs-*.parquet")) if any(p.glob("part-*.parquet"))]
     df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=belief_columns)
     if scorers is not None: df = df[df.scorer.isin(scorers)]
+    if belief_prompt is not None:   # files without the column were scored under the paper's prompt
+        df = df[(df["belief_prompt"].fillna("paper") if "belief_prompt" in df else pd.Series("paper", index=df.index)) == belief_prompt]
     return df.assign(run=Path(folder).name).reset_index(drop=True)
 
 # %% ../nbs/15_runs.ipynb #9395d0a9
