@@ -20,10 +20,12 @@ def write_run(folder, games):
     (folder/"games.jsonl").touch()
     for g in games: append_jsonl(folder/"games.jsonl", g)
 
-def write_beliefs(run, scorer, logprobs):
-    "logprobs: {game_id: [lp at t=0..T]} -> run/beliefs-<scorer>.parquet/part-00000.parquet"
+def write_beliefs(run, scorer, logprobs, belief_prompt="paper"):
+    "logprobs: {game_id: [lp at t=0..T]} -> run/beliefs-<scorer>.parquet/part-00000.parquet (another prompt: beliefs-<scorer>--<prompt>)"
     rows = [dict(run=run.name, game_id=gid, scorer=scorer, secret=gid.split("#")[0], turn=t, logprob=float(lp))
             for gid, lps in logprobs.items() for t, lp in enumerate(lps)]
     if not rows: return
-    (run/f"beliefs-{scorer}.parquet").mkdir()
-    pd.DataFrame(rows).to_parquet(run/f"beliefs-{scorer}.parquet"/"part-00000.parquet")
+    folder = run/(f"beliefs-{scorer}.parquet" if belief_prompt == "paper" else f"beliefs-{scorer}--{belief_prompt}.parquet")
+    folder.mkdir()
+    df = pd.DataFrame(rows)
+    (df if belief_prompt == "paper" else df.assign(belief_prompt=belief_prompt)).to_parquet(folder/"part-00000.parquet")

@@ -107,7 +107,7 @@ def test_false_win_rate_nan_without_finished_games():
 # --- pass@1 and cumulative win rate --------------------------------------------------------------
 
 def test_pass_at_1():
-    "The std is np.std over iterations, ddof=0, as the paper's authors compute it (delta-belief-rl metrics_utils.py L399-418)."
+    "The std is np.std over iterations, ddof=0, as the paper's authors compute it (delta-belief-rl metrics_utils.py L400-419)."
     mean, std = pass_at_1(RUN)                               # per iteration: 100, 50, 0 %
     assert mean == pytest.approx(50.0)
     assert std == pytest.approx(math.sqrt((50**2 + 0 + 50**2) / 3))

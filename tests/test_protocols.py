@@ -106,13 +106,13 @@ def play(protocol, secret, script, variants=(), **kw):
     return g
 
 
-# --- the paper: the judge's answer (delta-belief-rl fsdp_workers.py L80, L83, L271-285; generation.py L615-633) --------------
+# --- the paper: the judge's answer (delta-belief-rl fsdp_workers.py L81, L84, L271-288; generation.py L615-633) --------------
 
 @pytest.mark.parametrize("raw,expected", [
     ("<think>A cat is alive.</think><answer>Yes</answer>", ("Yes", True)),
-    ("<answer>[Finished]</answer>", ("Finished", True)),                 # L83 removes the brackets
-    ("<ANSWER>\n no \n</ANSWER>", ("No", True)),                         # L80: any case, across lines; stripped
-    ("<answer>Yes.</answer>", ("No", False)),                            # L83 keeps '.', and 'yes.' is not in generation.py's list
+    ("<answer>[Finished]</answer>", ("Finished", True)),                 # L84 removes the brackets
+    ("<ANSWER>\n no \n</ANSWER>", ("No", True)),                         # L81: any case, across lines; stripped
+    ("<answer>Yes.</answer>", ("No", False)),                            # L84 keeps '.', and 'yes.' is not in generation.py's list
     ("<answer>Yes, it is</answer>", ("No", False)),                      # first word 'yes,'
     ("<answer>No</answer> <answer>Finished</answer>", ("No", True)),     # joined: the first tag's word decides
     ("<think>ok</think>Finished", ("No", False)),                        # no tag: '' (L280), not a word of the list
@@ -129,7 +129,7 @@ def test_paper_judge_by_the_authors_rule(raw, expected):
 
 @pytest.mark.parametrize("raw,strict,lenient", [
     ("<think>The secret is named.</think> Finished", ("No", False), ("Finished", True)),           # text after </think>
-    ("<answer>Finished.</answer>", ("No", False), ("Finished", True)),                             # punctuation kept by L83
+    ("<answer>Finished.</answer>", ("No", False), ("Finished", True)),                             # punctuation kept by L84
     ("<answer>Yes</answer><answer>Finished</answer>", ("Yes", True), ("Finished", True)),          # first tag vs last tag
     ("Finished", ("No", False), ("Finished", True)),                                               # a bare word
 ])
@@ -305,3 +305,77 @@ def test_lmrl_oracle_answer_decides_the_win_scripted():
     for rules, won in [(False, False), (True, True)]:
         g = play(P.get_protocol("lmrl", lenient=rules), "Apple", [("Is it an apple?", "I think the answer is yes.")])
         assert g["won"] is won
+
+# ---- cia: bethgelab/delta-belief-rl (ΔBelief-RL), at the commit the protocols notebook names ----
+def cia_game(secret, script, max_questions=20):
+    "A cia game played through the protocol objects: `script` is [(questioner reply, judge reply)], stopping when the game is over."
+    C = replace(P.get_protocol("cia"), max_questions=max_questions)
+    g = P.new_game(C, secret)
+    for reply, raw in script:
+        if P.game_over(C, g): break
+        C.on_judge(g, raw) if C.on_reply(g, reply) else None
+    return C, g
+
+def said(word): return f"Brief reasoning.\n<answer>{word}</answer>"
+
+@pytest.mark.parametrize("word", ["Yes", "No", "Invalid", "Repeated"])
+def test_cia_each_answer_word_reaches_the_questioner_as_the_code_shows_it(word):
+    "generation.py L616-633 keeps the judge's first word; L681-693 shows the questioner yes, no, INVALID_ANSWER or REPEATED_ANSWER (prompts.py L7-8)."
+    _, g = cia_game("apple", [("Is it alive?", said(word))])
+    t = g["turns"][0]
+    assert (t["judge_answer"], t["answer"], t["parse_ok"], t["judge_raw"]) == (word, word, True, said(word))
+    shown = {"Yes": "yes", "No": "no", "Invalid": P.cia_invalid_answer, "Repeated": P.cia_repeated_answer}[word]
+    assert g["messages"][-1] == {"role": "user", "content": shown} and not g["won"]
+
+def test_cia_finished_ends_the_game_won():
+    "A (corrected) Finished ends the game, won (generation.py L633, L1703-1705); the questioner sees 'finished'."
+    C, g = cia_game("apple", [("Is it a fruit?", said("Yes")), ("Is it an apple?", said("Finished")), ("Never asked?", said("No"))])
+    assert (g["won"], g["win_turn"], g["n_questions"], g["turns"][-1]["answer"], g["messages"][-1]["content"]) == (True, 2, 2, "Finished", "finished")
+    assert P.game_over(C, g)
+
+def test_cia_naming_the_secret_is_finished_whatever_the_judge_said():
+    "syntax.py `exact` (L281-285): the question names the secret, so Finished though the judge said No (correct_obs L315-338)."
+    _, g = cia_game("apple", [("Is it 'APPLE'?", said("No"))])
+    assert (g["won"], g["turns"][0]["judge_answer"], g["turns"][0]["answer"], g["turns"][0]["correction"]) == (True, "No", "Finished", ["named_secret"])
+
+def test_cia_judges_false_finished_becomes_yes():
+    "false_positive_behavior='yes' (eval script L35-36; correct_obs L315-338): a Finished for a question not naming the secret is Yes."
+    _, g = cia_game("apple", [("Is it a pineapple?", said("Finished")), ("Is it apples?", said("Finished"))])
+    assert [t["answer"] for t in g["turns"]] == ["Yes", "Yes"] and not g["won"]
+    assert g["turns"][0]["correction"] == ["false_positive"] and g["messages"][-1]["content"] == "yes"
+
+@pytest.mark.parametrize("reply, why", [
+    ("I think it is alive", ["no_question"]),                                # `question`, syntax.py L231-238
+    ("Is it a fruit? Is it red?", ["multiple_questions"]),                   # `multiple_questions`, L240-248
+    ("Is it " + "very " * 100 + "big?", ["too_long_action"]),               # `length`, L215-229: over 500 characters
+    ("?", ["too_short_action"]),                                             # `length`: under 2 characters
+    ("Is it\nalive?", ["invalid_chars"]),                                    # `sentence`, L250-257 (compiled_constants.py L3)
+    ("Is it an apple? Or a pear?", ["multiple_questions"]),                  # naming the secret does not save an invalid question
+])
+def test_cia_code_checks_make_a_question_invalid(reply, why):
+    "Whatever the judge said (here Yes or Finished), a reply that fails a code check is Invalid, takes its turn, and gets INVALID_ANSWER."
+    for judge in ("Yes", "Finished"):
+        _, g = cia_game("apple", [(reply, said(judge))])
+        t = g["turns"][0]
+        assert (t["answer"], t["correction"], g["n_questions"], g["won"]) == ("Invalid", why, 1, False)
+        assert g["messages"][-1]["content"] == P.cia_invalid_answer
+
+def test_cia_unreadable_judge_reply_is_invalid():
+    "generation.py L616-633: no <answer> tag, or a word outside yes/no/repeated/invalid/finished, reads invalid."
+    _, g = cia_game("apple", [("Is it alive?", "Yes"), ("Is it big?", said("Yes.")), ("Is it red?", said("Maybe"))])
+    assert [(t["judge_answer"], t["answer"], t["parse_ok"]) for t in g["turns"]] == [("Invalid", "Invalid", False)] * 3
+
+def test_cia_invalid_and_repeated_turns_use_up_the_questions():
+    "Every reply takes one of the turns (generation.py L1165): 20 invalid or repeated replies end the game, lost."
+    C, g = cia_game("apple", [("no question", said("No")), ("Is it alive?", said("Repeated"))] * 15)
+    assert (g["n_questions"], len(g["turns"]), g["won"], P.game_over(C, g)) == (20, 20, False, True)
+    assert {t["answer"] for t in g["turns"]} == {"Invalid", "Repeated"}
+
+def test_cia_judge_sees_every_earlier_question():
+    "prompts.py L479-480: the earlier questions (invalid ones too, newlines removed) joined by '; ', no answers; generation.py L474-490."
+    C = P.get_protocol("cia"); g = P.new_game(C, "apple")
+    C.on_judge(g, said("No")) if C.on_reply(g, "no question") else None
+    C.on_judge(g, said("Yes")) if C.on_reply(g, "Is it\nalive?") else None
+    judge = C.on_reply(g, "Is it a fruit?")
+    assert judge[0]["content"] == P.cia_judge_system
+    assert "History of questions asked: 'no question; Is italive?'\nQuestion: 'Is it a fruit?'" in judge[1]["content"]

@@ -24,6 +24,10 @@ foreign = {k: [v - 1 for v in lps] for k, lps in own.items()}
 ref_own = {"cat#0": [-9, -6, -3, -4], "dog#0": [-8, -8.5, -2]}
 flip_own = {"cat#0+flip2": [-9, -6, -7, -8], "dog#0+flip1": [-8, -10, -9]}
 
+# cia games, with the questioner's own beliefs under the successor's prompt: gains turn 1 (+1, -1), turn 2 (+3, +1), turn 3 (+2)
+cia_games = [game("ant", 0, [Y, N, F], protocol="cia"), game("ant", 1, [N, N], protocol="cia")]
+cia_own = {"ant#0": [-6, -5, -2, 0], "ant#1": [-6, -7, -6]}
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     "A hand-built experiment, every figure notebook run on it with papermill."
@@ -32,6 +36,8 @@ def report(tmp_path_factory):
     write_run(runs/"paper--q", q_games)
     write_beliefs(runs/"paper--q", "q", own); write_beliefs(runs/"paper--q", "s", foreign)
     write_run(runs/"evals-shortlist--q", [game("box", 0, [N, N], protocol="evals-shortlist")])
+    write_run(runs/"cia--q", cia_games)
+    write_beliefs(runs/"cia--q", "q", cia_own, belief_prompt="cia"); write_beliefs(runs/"cia--q", "q", {"ant#0": [0, 0, 0]})   # a paper-prompt file too
     info = make_reference(q_games, root)
     write_beliefs(root/"reference", "q", ref_own); write_beliefs(root/"reference-flipped", "q", flip_own)
     for n in paper_notebooks:
@@ -52,6 +58,10 @@ def test_table1_pass_at_1(report):
     assert t.loc["paper", "pass1_mean"] == pytest.approx(100/3)
     assert t.loc["paper", "pass1_std"] == pytest.approx(np.std([200/3, 0]))
     assert t.loc["evals-shortlist", "pass1_mean"] == 0 and t.loc["paper", "n"] == 6
+    # Mean@k, its spread (np.std over the repeats) and Pass@k (Chen et al., n = k): paper k=2, cia: ant won at iteration 0 only
+    assert t.loc["paper", ["k", "mean_at_k", "mean_at_k_std"]].tolist() == pytest.approx([2, 100/3, np.std([200/3, 0])])
+    assert t.loc["paper", "pass_at_k"] == pytest.approx(200/3)                                    # cat and dog solved once, eel never
+    assert t.loc["cia", ["k", "mean_at_k", "mean_at_k_std", "pass_at_k"]].tolist() == pytest.approx([2, 50, 50, 100])
     assert card(out, "table1_pass_at_1")["settings"]["case"] == "hand-built"
     assert (out/"table1_pass_at_1.png").stat().st_size > 1000 and (out/"table1_pass_at_1.svg").exists()
 
@@ -119,6 +129,14 @@ def test_table5_max_min_sign_rule(report):
     # cat#0: max -3 (t=2) after min -9 (t=0): +6; dog#0: max -2 (t=2), min -8.5 (t=1) before it: +6.5
     assert t["mean"].item() == pytest.approx(6.25) and t["std"].item() == pytest.approx(np.std([6, 6.5], ddof=1))
 
+def test_cia_belief_gain(report):
+    "The own belief gain per turn on cia games, under the successor's prompt only (the paper-prompt file of the same run is left out)."
+    out, _ = report
+    t = pd.read_csv(out/"cia_belief_gain.csv")
+    assert t.turn.tolist() == [1, 2, 3] and t.n.tolist() == [2, 2, 1] and t["mean"].tolist() == pytest.approx([0, 2, 2])
+    c = card(out, "cia_belief_gain")
+    assert c["has_data"] and c["note"] == "mean gain per turn over all turns: q +1.20 nats" and c["rests_on"]["games"] == 2   # (1 + 3 + 2 - 1 + 1) / 5
+
 def test_index_page_has_every_item(report):
     out, _ = report
     from twentyq.report import write_index
@@ -160,7 +178,11 @@ def test_reproduce_tiny(tmp_path):
     try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m,wordnet", scorers="smollm2-135m", scale="tiny")
     finally: del scales["tiny"], train_scales["tiny"]
     sft, grpo = str(tmp_path/"models"/"smollm2-135m-sft"), str(tmp_path/"models"/"smollm2-135m-grpo")
-    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper") for q in ("smollm2-135m", sft, grpo, "wordnet")])
+    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper", "cia") for q in ("smollm2-135m", sft, grpo, "wordnet")])
+    assert {"k", "mean_at_k", "mean_at_k_std", "pass_at_k"} <= set(t.columns) and t.k.eq(1).all()                   # Mean@k and Pass@k in every row
+    cia = pd.read_parquet(tmp_path/"runs"/"cia--smollm2-135m"/"beliefs-smollm2-135m--cia.parquet")             # own beliefs, the successor's prompt
+    assert set(cia.belief_prompt) == {"cia"} and sorted(cia.turn) == list(range(len(cia)))
+    assert not (tmp_path/"runs"/"cia--smollm2-135m"/"beliefs-smollm2-135m.parquet").exists()                  # no paper-prompt scoring of cia runs
     assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
     assert not list((tmp_path/"models").glob("*/checkpoint-*"))                         # finished trainings keep no checkpoints
     n = t.set_index(["protocol", "questioner"]).n

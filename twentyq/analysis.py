@@ -13,14 +13,15 @@ from .runs import load_run, load_beliefs, belief_columns, game_columns, records_
 from .metrics import games_frame
 
 # %% auto #0
-__all__ = ['solve_group_names', 'load_runs', 'model_label', 'with_outcome', 'belief_by_outcome', 'outcome_pairs', 'stars',
-           'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups', 'belief_by_group',
-           'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs', 'report_dir',
-           'reference_inputs', 'reward_hacks']
+__all__ = ['solve_group_names', 'load_runs', 'model_label', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn',
+           'outcome_pairs', 'stars', 'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference',
+           'solve_groups', 'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs',
+           'report_inputs', 'report_dir', 'reference_inputs', 'reward_hacks']
 
 # %% ../nbs/11_analysis.ipynb #c9c067f5
 def load_runs(runs_dir:Path|str, # a folder of run folders
               protocol:str|None=None, # keep only runs whose games use this protocol
+              belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     "(games, beliefs) of every run folder under `runs_dir`."
     dirs = sorted(p.parent for p in Path(runs_dir).glob("*/games.jsonl"))
@@ -28,7 +29,8 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     games = [load_run(d) for d in dirs]
     keep = [i for i, g in enumerate(games) if protocol is None or not len(g) or (g.protocol == protocol).all()]   # an empty run is every protocol's
     g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=game_columns + ["run"])
-    b = pd.concat([load_beliefs(dirs[i]) for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=belief_columns)
+    b = [load_beliefs(dirs[i], belief_prompt=belief_prompt) for i in keep]
+    b = pd.concat(b, ignore_index=True) if b else pd.DataFrame(columns=belief_columns)
     return g, b
 
 # %% ../nbs/11_analysis.ipynb #50ca680f
@@ -66,6 +68,21 @@ def belief_by_outcome(beliefs:pd.DataFrame, # belief rows
                      ) -> pd.DataFrame:
     "Mean belief per (scorer, questioner, outcome, turn) with std, n and a 95% interval."
     return _mean_ci(with_outcome(beliefs, games), ["scorer", "questioner", "outcome", "turn"])
+
+# %% ../nbs/11_analysis.ipynb #7d39ac4b
+def belief_gains(beliefs:pd.DataFrame, # belief rows (run, game_id, scorer, secret, turn, logprob)
+                ) -> pd.DataFrame:
+    "The rows in turn order with `gain` = logprob − the previous turn's, per (run, game, scorer); NaN at the first state."
+    _need(beliefs, *belief_columns, what="beliefs")
+    df = beliefs.sort_values(["run", "game_id", "scorer", "turn"]).reset_index(drop=True)
+    return df.assign(gain=df.groupby(["run", "game_id", "scorer"]).logprob.diff())
+
+def gain_by_turn(beliefs:pd.DataFrame, # belief rows
+                 games:pd.DataFrame, # game rows
+                ) -> pd.DataFrame:
+    "Mean belief gain per (scorer, questioner, turn ≥ 1) with std, n and a 95% interval."
+    df = with_outcome(belief_gains(beliefs), games)
+    return _mean_ci(df[df.turn >= 1], ["scorer", "questioner", "turn"], "gain")
 
 # %% ../nbs/11_analysis.ipynb #b97b33e3
 def outcome_pairs(beliefs:pd.DataFrame, # belief rows (one scorer and questioner, or several: pairs are formed within each)
@@ -238,9 +255,10 @@ def report_inputs(runs_dir:Path|str|None=None, # folder of run folders (None: `e
                   scorers=None, # keep beliefs of these scorers (None: all)
                   n_secrets:int|None=None, # keep the first n secrets in alphabetical order (None: all)
                   iterations:int|None=None, # keep iterations 0..iterations-1 (None: all)
+                  belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
                  ) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     "(games, beliefs, out) for a figure notebook."
-    games, beliefs = load_runs(runs_dir or example_runs(), protocol=protocol)
+    games, beliefs = load_runs(runs_dir or example_runs(), protocol=protocol, belief_prompt=belief_prompt)
     keep = pd.Series(True, index=games.index)
     if (qs := _listed(questioners)) is not None: keep &= games.questioner.isin(qs)
     if n_secrets is not None: keep &= games.secret.isin(sorted(games.secret.unique())[:n_secrets])

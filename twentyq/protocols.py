@@ -59,8 +59,8 @@ def strip_thinking(raw:str|None, # a model's reply, as generated
 # %% ../nbs/04_protocols.ipynb #5b848eed
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
-_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L80
-_unclean = re.compile(r"[^a-zA-Z0-9., ]+")                          # fsdp_workers.py L83: what the authors' code removes
+_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
+_unclean = re.compile(r"[^a-zA-Z0-9., ]+")                          # fsdp_workers.py L84: what the authors' code removes
 
 def parse_judge(raw:str|None, # the judge's reply, as generated
                ) -> tuple[str, bool]:

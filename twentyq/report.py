@@ -21,11 +21,11 @@ __all__ = ['scales', 'paper_notebooks', 'train_scales', 'basis', 'save_item', 'n
 scales = {
     "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48,
                      model_free=dict(limit=16, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
-    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=1024, judge_max_tokens=1024),
-}
+    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=None, judge_max_tokens=None),
+}   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip",
-                   "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min"]
+                   "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min", "cia_belief_gain"]
 
 def _size_of(size:dict, questioner:str) -> dict:
     "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
@@ -239,13 +239,13 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
-def _score_all(run:Path, scorers:list[str], engine:dict|None=None):
-    "Score the games of `run` with every scorer (resumable; nothing to do for a run without games); `engine`: score_run's engine, server."
+def _score_all(run:Path, scorers:list[str], engine:dict|None=None, belief_prompt:str="paper"):
+    "Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); `engine`: engine, server."
     from twentyq.beliefs import score_run
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
-        print(f"== score {run.name} with {s}")
-        score_run(run, s, **({} if _model_free(s) else engine or {}))
+        print(f"== score {run.name} with {s}" + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not _model_free(s) else ""))
+        score_run(run, s, **({} if _model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
 # %% ../nbs/10_report.ipynb #694f10ea
 train_scales = {
@@ -283,7 +283,8 @@ def _train(out:Path, base:str, ts:dict) -> list[str]:
 
 # %% ../nbs/10_report.ipynb #10768346
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, engine:dict|None=None) -> pd.DataFrame:
-    "Stages 1 and 2: every questioner under every protocol (at its `_size_of`), and every scorer on the paper runs; all games as one table."
+    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); every scorer on the paper runs, and each on its own cia
+    games under the successor's belief prompt. All games as one table."""
     from twentyq.rollout import play
     games = []
     for protocol in ps:
@@ -293,6 +294,7 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
             games.append(play(q, judge, protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
             if protocol == "paper": _score_all(run, ss, engine)
+            if protocol == "cia" and q in ss: _score_all(run, [q], engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
     return pd.concat(games, ignore_index=True)
 
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -317,7 +319,7 @@ def reproduce(out:str="reports/embedded", # report folder
               questioners:str="smollm2-135m,gemma3-270m,wordnet", # comma-separated questioners: models, or the model-free `wordnet`
               judge:str="wordnet-judge", # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
-              protocols:str="paper,evals-shortlist", # comma-separated protocols; beliefs and counterfactuals use the paper's
+              protocols:str="paper,evals-shortlist,cia", # comma-separated protocols; beliefs and counterfactuals use the paper's
               scale:str="embedded", # "embedded" (minutes on a CPU) or "paper" (263 secrets x 16 iterations)
               reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
               figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)

@@ -811,7 +811,7 @@ def knowledge_contradictions(record:dict, # a game record
         a = t.get("answer")
         if t.get("judge_raw") is None or a not in ("Yes", "No", "Finished"): continue
         want = knowledge_answer(t.get("question") or "", record["secret"], kn)[0]
-        if want == "Finished" and record.get("protocol", "paper") != "paper": want = "Yes"   # evals and LMRL judges answer yes to a naming question
+        if want == "Finished" and record.get("protocol", "paper") not in ("paper", "cia"): want = "Yes"   # evals and LMRL judges: yes
         if want is not None and want != a: out.append(t.get("turn", k + 1))
     return out
 
