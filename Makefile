@@ -16,7 +16,7 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install vllm reproduce test docs docs-fast docs-serve readme bench clean-nbs
+.PHONY: install vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
@@ -49,7 +49,14 @@ $(VLLM_STAMP): Makefile
 reproduce: $(STAMP)
 	$(BIN)/twentyq reproduce --out reports/embedded
 
-test: $(STAMP) $(VLLM_STAMP)
+# Debian's chromium for the browser tests, installed here (as root, where apt-get exists) so that no test installs system
+# packages; without it those tests skip, saying why.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && export DEBIAN_FRONTEND=noninteractive && \
+	  apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } || echo "twentyq: no chromium at $(CHROMIUM): the browser tests will skip"
+
+test: $(STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/

@@ -13,22 +13,22 @@ batch size of a decode step: lockstep waits, each call, for the batch's longest 
 rows."""
 import argparse, time
 import torch
-import twentyq.rollout
+import twentyq.players
 from twentyq.rollout import play
 
 made = []   # the backends play() makes, to read their stats (time in prefill and decode, rows per decode step)
 def _recording(get_backend):
     def f(*args, **kw): made.append(get_backend(*args, **kw)); return made[-1]
     return f
-twentyq.rollout.get_backend = _recording(twentyq.rollout.get_backend)
+twentyq.players.get_backend = _recording(twentyq.players.get_backend)
 
 def games_per_hour(max_active, cache_tokens, a):
     "Play a.games games with at most `max_active` in play at once; return (games per hour, wall seconds, games, backend stats)."
     kw = dict(secrets="nouns_test", limit=a.games, iterations=1, max_questions=a.questions, questioner_max_tokens=a.q_tokens,
               judge_max_tokens=a.j_tokens, progress=False, batch_size=a.games, prefix_cache_tokens=cache_tokens, dtype=a.dtype)
-    play("smollm2-135m", max_active=1, **{**kw, "limit": 1, "max_questions": 1})   # warm-up: load the model
+    play(questioner="smollm2-135m", max_active=1, **{**kw, "limit": 1, "max_questions": 1})   # warm-up: load the model
     made.clear(); t = time.time()
-    games = play("smollm2-135m", max_active=max_active, **kw)
+    games = play(questioner="smollm2-135m", max_active=max_active, **kw)
     wall = time.time() - t
     assert len(games) == a.games
     return a.games / wall * 3600, wall, games, made[0].stats

@@ -10,7 +10,7 @@ idle machine: the server and the hf engine each use every core, so they are meas
 import argparse, time
 import pandas as pd
 from twentyq.rollout import play
-from twentyq.backend import get_backend
+from twentyq.players import get_backend
 from twentyq.beliefs import score_beliefs
 from twentyq.serving import VLLMServer
 
@@ -18,8 +18,8 @@ def play_arm(n, a, **engine):
     "(games, wall seconds) of `n` games on `engine`, after a one-game warm-up."
     kw = dict(secrets="nouns_test", iterations=1, max_questions=a.questions, questioner_max_tokens=a.q_tokens,
               judge_max_tokens=a.j_tokens, progress=False, greedy=True, max_active=n, batch_size=n, **engine)
-    play("smollm2-135m", limit=1, **{**kw, "max_questions": 1})
-    t = time.time(); games = play("smollm2-135m", limit=n, **kw)
+    play(questioner="smollm2-135m", limit=1, **{**kw, "max_questions": 1})
+    t = time.time(); games = play(questioner="smollm2-135m", limit=n, **kw)
     return games, time.time() - t
 
 def belief_arm(games, scorer):
@@ -29,7 +29,7 @@ def belief_arm(games, scorer):
 
 def prompt_tokens(games, tok):
     "Tokens the server's prompt log-probabilities read: every state's context + E + secret, each from scratch."
-    from twentyq.beliefs import contexts
+    from twentyq.onepass import contexts
     hf = get_backend("smollm2-135m")
     return sum(len(tok(c + "Is the secret word " + g["secret"])["input_ids"]) for g in games.to_dict("records") for c in contexts(g, hf))
 

@@ -32,7 +32,7 @@ ROWS = [  # secrets, protocol, candidates
 LETTERS = ("Does the word", "Is the second letter", "Is the third letter")
 
 def row(secrets, protocol, candidates):
-    from twentyq import wordnet as W
+    from twentyq import knowledge as K, wordnet as W
     W._pools.clear()                                   # every row builds its candidates' view afresh
     t0 = time.perf_counter()
     games = W.play_wordnet(secrets, candidates, protocol)
@@ -52,7 +52,7 @@ def judge_row(judge, limit, judge_max_tokens, lenient=False):
     from twentyq.rollout import play
     from twentyq.metrics import crosscheck
     t0 = time.perf_counter()
-    games = play("wordnet", judge, "paper", "nouns_test", limit=limit, max_questions=20, judge_max_tokens=judge_max_tokens,
+    games = play(questioner="wordnet", judge=judge, protocol="paper", secrets="nouns_test", limit=limit, max_questions=20, judge_max_tokens=judge_max_tokens,
                  lenient=lenient).to_dict("records")
     answers = sum(len(g["turns"]) for g in games)
     bad = sum(len(g["contradictions"]) for g in games)
@@ -70,8 +70,8 @@ def main():
                          int(a[a.index("--judge-max-tokens") + 1]) if "--judge-max-tokens" in a else 96, "--lenient" in a)
     if hasattr(os, "sched_setaffinity"): os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})   # one core
     t0 = time.perf_counter()
-    from twentyq import wordnet as W
-    W.load_knowledge()
+    from twentyq import knowledge as K, wordnet as W
+    K.load_knowledge()
     load = time.perf_counter() - t0
     print(f"import + load knowledge: {load:.2f} s (one core)\n")
     head = f"{'secrets':<11} {'protocol':<16} {'candidates':<11} {'n':>5} {'games':>5} {'won':>5} {'won %':>6} {'mean Q':>6} {'median':>6} {'max':>4} {'optimum':>7} {'meaning':>7} {'s':>6}"

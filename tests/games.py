@@ -1,18 +1,12 @@
 "Hand-built games and run folders for the tests, made with the one builder of game records (`twentyq.runs`)."
 import pandas as pd
-from twentyq.runs import new_record, new_turn, append_jsonl
+from twentyq.runs import toy_game, append_jsonl
 
 def game(secret, answers, iteration=0, questioner="q", protocol="paper", name_secret=True, max_questions=5):
     "A game with these judge answers; a final 'Finished' is a true win when `name_secret` (the question names the secret), else a false win."
-    g = new_record(secret, iteration, protocol, questioner=questioner, judge="j", max_questions=max_questions, difficulty=None)
-    g["messages"], g["n_start"] = [dict(role="system", content="rules"), dict(role="user", content="ask")], 2
-    for i, a in enumerate(answers, 1):
-        q = f"Is it a {secret}?" if a == "Finished" and name_secret else f"Question {i}?"
-        t = new_turn(g, q)
-        g["messages"] += [dict(role="assistant", content=q), dict(role="user", content=a)]
-        t.update(judge_raw=f"<answer>{a}</answer>", answer=a, parse_ok=True, n_messages=len(g["messages"]))
-    won = bool(answers) and answers[-1] == "Finished"
-    return dict(g, won=won, win_turn=len(answers) if won else None, n_questions=len(answers), seconds=1.0)
+    qs = [f"Is it a {secret}?" if a == "Finished" and name_secret else f"Question {i}?" for i, a in enumerate(answers, 1)]
+    return toy_game(secret, qs, answers, iteration, raw="<answer>{}</answer>", protocol=protocol, questioner=questioner, judge="j",
+                    max_questions=max_questions, difficulty=None) | dict(seconds=1.0)
 
 def write_run(folder, games):
     "A run folder holding `games`."

@@ -1,6 +1,8 @@
 "The backend seam: batched generation and continuation log-probabilities, on the real embedded models."
 import pytest, torch
-from twentyq.backend import get_backend, Sampling, split_pair, Backend, HFBackend, PrefixStore
+from twentyq.backend import split_pair, HFBackend, PrefixStore
+from twentyq.players import get_backend
+from twentyq.sampling import Sampling, Backend
 
 @pytest.fixture(scope="module", params=["smollm2-135m", "gemma3-270m"])
 def be(request): return get_backend(request.param, device="cpu", batch_size=3)
@@ -32,6 +34,10 @@ def test_batched_generation_is_deterministic_and_seeded(be):
     assert len(greedy) == 4 and greedy == be.generate(chats, Sampling(max_new_tokens=8))
     s = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=8, seed=1)
     assert be.generate(chats, s) == be.generate(chats, s)
+    assert (greedy[0], be.generate(chats, s)[0]) == GOLDEN[be.name]   # golden: float32 on CPU, the pinned torch and transformers
+
+GOLDEN = {"smollm2-135m": ("The cat. A creature of the night", "A cat is a majestic creature with the"),
+          "gemma3-270m": ("Say a word about cats. mendatanguser", "Say a word about cats. mendatanguser")}   # a base model: it echoes
 
 def test_batch_equals_single(be):
     "Left padding does not change a greedy reply."

@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from twentyq.backend import get_backend, split_pair
+from twentyq.backend import split_pair
+from twentyq.players import get_backend
 from twentyq.runs import read_jsonl
-from twentyq.beliefs import (belief_points, contexts, naive_beliefs, naive_candidates, score_games, score_candidates,
-                             candidate_stats, score_beliefs, score_run, beliefs_path, default_elicitation)
+from twentyq.runs import belief_points
+from twentyq.onepass import contexts, naive_beliefs, naive_candidates, score_games, score_candidates, default_elicitation
+from twentyq.beliefs import candidate_stats, score_beliefs, score_run, beliefs_path
 from twentyq.edits import truncate
 
 FIXTURE = Path(__file__).parent/"fixtures"/"games_smollm2.jsonl"

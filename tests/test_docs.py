@@ -116,7 +116,7 @@ def test_notebook_pages_are_nbdev_s(site):
     assert "flip_answer" in h and "Counterfactual games" in h and "#| export" not in h and "#|" not in h
     assert "jp-CodeCell" in h and "In&nbsp;[" not in h                     # cells, without prompts
     assert (site[0]/"08_edits.ipynb").exists()                              # the notebook to download
-    assert "MathJax.js" in page(site, "07_beliefs.html") and "\\pi(y \\mid s_t)" in page(site, "07_beliefs.html")
+    assert "MathJax.js" in page(site, "24_onepass.html") and "\\pi(y \\mid s_t)" in page(site, "24_onepass.html")
 
 
 def test_search_index_has_the_api_entries(site):

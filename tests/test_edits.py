@@ -3,18 +3,11 @@ import copy
 from pathlib import Path
 import numpy as np
 import pytest
+from twentyq.runs import toy_game
 from twentyq.edits import flip_answer, truncate, shortest_successful, flip_penultimate
 
-def game(secret="cat", answers=("Yes", "No", "Finished"), gid=None):
-    msgs = [{"role": "system", "content": "You are the Questioner."}, {"role": "user", "content": "Ask your question:"}]
-    turns = []
-    for i, a in enumerate(answers, 1):
-        msgs += [{"role": "assistant", "content": f"Q{i}?"}, {"role": "user", "content": a}]
-        turns.append(dict(turn=i, question=f"Q{i}?", kind="question", guess=None, judge_raw=a, answer=a, parse_ok=True,
-                          n_messages=len(msgs)))
-    won = answers[-1] == "Finished"
-    return dict(game_id=gid or f"{secret}#0", secret=secret, iteration=0, protocol="paper", messages=msgs, n_start=2,
-                turns=turns, won=won, win_turn=len(turns) if won else None, n_questions=len(turns))
+def game(secret="cat", answers=("Yes", "No", "Finished"), iteration=0):
+    return toy_game(secret, [f"Q{i}?" for i in range(1, len(answers) + 1)], answers, iteration)
 
 def test_flip_answer():
     g = game()
@@ -48,8 +41,8 @@ def test_truncate():
     assert truncate(g, 3)["won"] and truncate(g, 3)["win_turn"] == 3
 
 def test_shortest_successful():
-    rs = [game("cat", ("No", "Finished"), "cat#1"), game("cat", ("Yes", "Finished"), "cat#0"),
-          game("cat", ("Finished",), "cat#5"), game("dog", ("No", "No"), "dog#0"), game("ant", ("Yes", "No", "Finished"), "ant#3")]
+    rs = [game("cat", ("No", "Finished"), 1), game("cat", ("Yes", "Finished"), 0),
+          game("cat", ("Finished",), 5), game("dog", ("No", "No"), 0), game("ant", ("Yes", "No", "Finished"), 3)]
     assert [r["game_id"] for r in shortest_successful(rs)] == ["ant#3", "cat#5"]
     rs[2]["won"] = False
     assert [r["game_id"] for r in shortest_successful(rs)] == ["ant#3", "cat#0"]   # tie at 2 questions: smaller game_id
@@ -63,8 +56,9 @@ def test_edited_real_games_score_unchanged():
     "Edited fixture games go through score_beliefs as they are; a flip at turn k leaves the beliefs before it alone."
     import torch
     from twentyq.runs import read_jsonl
-    from twentyq.backend import get_backend
-    from twentyq.beliefs import score_beliefs, naive_beliefs
+    from twentyq.players import get_backend
+    from twentyq.beliefs import score_beliefs
+    from twentyq.onepass import naive_beliefs
     n = torch.get_num_threads(); torch.set_num_threads(1)
     try:
         be = get_backend("smollm2-135m", device="cpu")

@@ -3,7 +3,7 @@ import json
 import pytest, torch
 from twentyq.grpo import grpo, game_completion, play_group, policy_backend
 from twentyq.models import load_model
-from twentyq.rollout import player
+from twentyq.players import player
 from twentyq.runs import read_jsonl
 
 TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=16,

@@ -3,7 +3,8 @@ import json, os, subprocess, sys
 from pathlib import Path
 import pytest, torch
 from twentyq.models import load_model, converted_path, gguf_path, ModelLoadError, embedded_models
-from twentyq.backend import get_backend, Sampling
+from twentyq.players import get_backend
+from twentyq.sampling import Sampling
 
 @pytest.mark.parametrize("name", list(embedded_models))
 def test_embedded_model_loads_and_replies(name):

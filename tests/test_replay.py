@@ -4,8 +4,9 @@ from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from twentyq.runs import read_jsonl
 from twentyq.edits import truncate, flip_answer
-from twentyq.beliefs import score_run, score_beliefs, candidate_stats, naive_beliefs
-from twentyq.backend import get_backend
+from twentyq.beliefs import score_run, score_beliefs, candidate_stats
+from twentyq.onepass import naive_beliefs
+from twentyq.players import get_backend
 from twentyq.runs import load_beliefs
 from twentyq.replay import (load_games, filter_games, find_game, turn_html, game_beliefs, belief_figure,
                             candidates_table, rescore, flippable, replay_html, replay, game_outcome)
@@ -51,7 +52,7 @@ def test_top_candidates_survive_parquet_and_agree_with_the_rank(run, be):
 def test_the_same_top_k_as_the_full_candidate_table(be):
     g = truncate(read_jsonl(FIXTURE)[0], 2)
     df = score_beliefs([g], be, candidates=CANDS, top_k=3, progress=False)
-    from twentyq.beliefs import score_candidates
+    from twentyq.onepass import score_candidates
     sc = score_candidates([g], be, CANDS)[0]
     for t, r in df.iterrows():
         best = np.argsort(-sc["logprobs"][t])[:3]

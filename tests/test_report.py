@@ -170,7 +170,7 @@ def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
 
 def test_reproduce_tiny(tmp_path):
     "The main job at its smallest (one secret, two questions, one model in every role): every item has a card, and the index shows each."
-    from twentyq.report import reproduce, scales, train_scales
+    from twentyq.pipeline import reproduce, scales, train_scales
     scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
                           model_free=dict(limit=3, max_questions=13))
     train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,

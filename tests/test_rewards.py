@@ -5,7 +5,7 @@ import pytest
 from games import game, write_run, write_beliefs
 from twentyq.analysis import reward_hacks
 from twentyq.runs import load_beliefs, load_run
-from twentyq.train import belief_reward, question_penalties, reward_row, success_reward
+from twentyq.rewards import belief_reward, question_penalties, reward_row, success_reward
 
 def false_win(secret="cat", **kw): return game(secret, ["No", "Finished"], name_secret=False, **kw)   # judge said Finished to "Question 2?"
 

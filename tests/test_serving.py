@@ -1,40 +1,14 @@
 "The openai engine against fake OpenAI-compatible servers on 127.0.0.1: sampling per request, retries, errors, concurrency, prompt log-probabilities."
-import asyncio, json, threading, time
-from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+import asyncio, json, time
 import pytest
-from twentyq.backend import Backend, Sampling, get_backend, split_pair
-from twentyq.serving import OpenAIBackend, ServerError, NoPromptLogprobs, local_tokenizer
+from twentyq.backend import split_pair
+from twentyq.players import get_backend
+from twentyq.sampling import Backend, Sampling
+from twentyq.serving import FakeServer, OpenAIBackend, ServerError, NoPromptLogprobs, local_tokenizer
 
 pytestmark = pytest.mark.timeout(60)
 FAST = dict(backoff=0.01, max_tries=3, timeout=2)
 CHAT = [{"role": "system", "content": "You play 20 questions."}, {"role": "user", "content": "Ask a question."}]
-
-class Fake(ThreadingHTTPServer):
-    "An HTTP server on 127.0.0.1 whose answers come from answer(path, body, n) -> (status, reply, delay); counts requests and peak in flight."
-    daemon_threads = True
-    def __init__(self, answer):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.answer, self.n, self.inflight, self.peak, self.seen, self.lock = answer, 0, 0, 0, [], threading.Lock()
-        self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-    def __enter__(self): return self
-    def __exit__(self, *a): self.shutdown(); self.server_close()
-
-class _Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_POST(self):
-        s, body = self.server, json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with s.lock:
-            s.n += 1; n = s.n; s.inflight += 1; s.peak = max(s.peak, s.inflight)
-            s.seen.append((self.path, body, self.headers.get("Authorization")))
-        try:
-            status, reply, delay = s.answer(self.path, body, n)
-            time.sleep(min(delay, 2))
-            data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
-            self.send_response(status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError): pass
-        finally:
-            with s.lock: s.inflight -= 1
 
 def chat_reply(text): return {"choices": [{"message": {"role": "assistant", "content": text}}]}
 
@@ -46,7 +20,7 @@ def echo(path, body, n, delay=0):
 def test_each_request_carries_its_own_sampling_and_the_key_from_the_environment(monkeypatch):
     monkeypatch.setenv("TWENTYQ_TEST_KEY", "sk-test-1")
     chats = [[{"role": "user", "content": w}] for w in ["cat", "dog", "eel"]]
-    with Fake(echo) as srv:
+    with FakeServer(echo) as srv:
         be = get_backend("srv-model", engine="openai", base_url=srv.url, api_key_env="TWENTYQ_TEST_KEY")
         assert isinstance(be, OpenAIBackend) and isinstance(be, Backend)
         got = be.generate(chats, Sampling(0.7, 0.9, 20, 8, seed=[11, 12, 13]))
@@ -69,7 +43,7 @@ def test_base_url_from_environment(monkeypatch):
 
 def test_5xx_and_429_are_retried_then_succeed():
     codes = {1: 500, 2: 429, 3: 503}
-    with Fake(lambda p, b, n: (codes[n], {"error": "busy"}, 0) if n in codes else echo(p, b, n)) as srv:
+    with FakeServer(lambda p, b, n: (codes[n], {"error": "busy"}, 0) if n in codes else echo(p, b, n)) as srv:
         got = OpenAIBackend("m", srv.url, backoff=0.01, max_tries=5).generate([[{"role": "user", "content": "hi"}]], Sampling(seed=[7]))
         assert got[0].startswith("m hi {'seed': 7") and srv.n == 4
 
@@ -81,7 +55,7 @@ def test_5xx_and_429_are_retried_then_succeed():
 ])
 def test_a_request_that_keeps_failing_is_reported_clearly(answer, why):
     chats = [[{"role": "user", "content": "a"}], [{"role": "user", "content": "b"}]]
-    with Fake(answer) as srv:
+    with FakeServer(answer) as srv:
         be = OpenAIBackend("m", srv.url, backoff=0.01, max_tries=3, timeout=0.3)
         t = time.monotonic()
         with pytest.raises(ServerError) as ex: be.generate(chats, Sampling(seed=[21, 22]))
@@ -93,27 +67,27 @@ def test_a_request_that_keeps_failing_is_reported_clearly(answer, why):
     assert "seed 2" in msg and "failed after 3 tries: " + why in msg
 
 def test_other_4xx_are_not_retried():
-    with Fake(lambda p, b, n: (400, {"error": "max_tokens too large"}, 0)) as srv:
+    with FakeServer(lambda p, b, n: (400, {"error": "max_tokens too large"}, 0)) as srv:
         with pytest.raises(ServerError, match=r"request 0, seed None\) failed after 1 try: HTTP 400 .*max_tokens too large.*not retried") as ex:
             OpenAIBackend("m", srv.url, **FAST).generate([[{"role": "user", "content": "a"}]], Sampling())
         assert srv.n == 1 and ex.value.status == 400
 
 def test_no_server_is_reported_with_its_address():
-    with Fake(echo) as srv: url = srv.url                  # closed: nothing listens there now
+    with FakeServer(echo) as srv: url = srv.url                  # closed: nothing listens there now
     with pytest.raises(ServerError, match=r"failed after 2 tries: ConnectError"):
         OpenAIBackend("m", url, backoff=0.01, max_tries=2).generate([[{"role": "user", "content": "a"}]], Sampling())
 
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_requests_overlap_up_to_the_concurrency(concurrency):
     chats = [[{"role": "user", "content": str(i)}] for i in range(8)]
-    with Fake(lambda p, b, n: echo(p, b, n, delay=0.15)) as srv:
+    with FakeServer(lambda p, b, n: echo(p, b, n, delay=0.15)) as srv:
         got = OpenAIBackend("m", srv.url, concurrency=concurrency).generate(chats, Sampling(seed=list(range(8))))
         assert [g.split()[1] for g in got] == [str(i) for i in range(8)]   # replies in the chats' order
         assert srv.peak == concurrency
 
 def test_generate_inside_a_running_event_loop():
     async def main(url): return OpenAIBackend("m", url).generate([[{"role": "user", "content": "x"}]], Sampling(seed=1))
-    with Fake(echo) as srv: assert asyncio.run(main(srv.url))[0].startswith("m x {'seed': 1")
+    with FakeServer(echo) as srv: assert asyncio.run(main(srv.url))[0].startswith("m x {'seed': 1")
 
 @pytest.fixture(scope="module")
 def tok(): return local_tokenizer("smollm2-135m")
@@ -133,7 +107,7 @@ def vllm_like(tok):
     return answer
 
 def test_logprobs_sum_the_continuation_split_as_split_pair(tok):
-    with Fake(vllm_like(tok)) as srv:
+    with FakeServer(vllm_like(tok)) as srv:
         be = OpenAIBackend("m", srv.url)
         ctx = be.render(CHAT) + "Is the secret word"
         assert ctx == local_tokenizer("smollm2-135m").apply_chat_template(CHAT, tokenize=False, add_generation_prompt=True) + "Is the secret word"
@@ -149,9 +123,9 @@ def test_logprobs_sum_the_continuation_split_as_split_pair(tok):
 
 def test_a_server_without_prompt_logprobs_says_to_score_in_process(tok):
     no_lp = lambda p, b, n: (200, {"choices": [{"text": "x", "logprobs": None}]}, 0) if p == "/v1/completions" else vllm_like(tok)(p, b, n)
-    with Fake(no_lp) as srv:
+    with FakeServer(no_lp) as srv:
         with pytest.raises(NoPromptLogprobs, match=r"Server http://127.0.0.1:\d+/v1 \(model 'm', logprobs pair 0\) gave no prompt log-probabilities.*in-process model \(engine 'hf'\)"):
             OpenAIBackend("m", srv.url, **FAST).logprobs(["Q:"], [" a"])
-    with Fake(lambda p, b, n: (404, {"detail": "Not Found"}, 0)) as srv:      # no /tokenize: not vLLM
+    with FakeServer(lambda p, b, n: (404, {"detail": "Not Found"}, 0)) as srv:      # no /tokenize: not vLLM
         with pytest.raises(NoPromptLogprobs, match=r"HTTP 404.*in-process model"): OpenAIBackend("m", srv.url, **FAST).logprobs(["Q:"], [" a"])
         with pytest.raises(ServerError, match=r"/tokenize \(model 'm', render\) failed after 1 try: HTTP 404"): OpenAIBackend("m", srv.url, **FAST).render(CHAT)

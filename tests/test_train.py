@@ -3,23 +3,14 @@ import json
 import pytest
 from twentyq.models import embedded_models
 from twentyq.protocols import template_kw
-from twentyq.runs import new_record, new_turn
-from twentyq.train import sft_data, verified_win, questioner_spans, tokenize_chat, sft_rows, load_tokenizer
+from twentyq.runs import toy_game
+from twentyq.metrics import verified_win
+from twentyq.train import sft_data, questioner_spans, tokenize_chat, sft_rows, load_tokenizer
 from twentyq.wordnet import play_wordnet
 
 EOT = {"smollm2-135m": "<|im_end|>", "gemma3-270m": "<end_of_turn>"}
 
-def game(secret="cat", questions=("Is it an animal?", "Is it a cat?"), answers=("Yes", "Finished"), iteration=0):
-    r = new_record(secret, iteration)
-    r["messages"] = [{"role": "system", "content": "You are the Questioner."}, {"role": "user", "content": "Ask your question:"}]
-    r["n_start"] = 2
-    for q, a in zip(questions, answers):
-        t = new_turn(r, q)
-        r["messages"] += [{"role": "assistant", "content": q}, {"role": "user", "content": a}]
-        t.update(answer=a, judge_raw=a, parse_ok=True, n_messages=len(r["messages"]))
-    r["n_questions"], r["won"] = len(r["turns"]), answers[-1] == "Finished"
-    r["win_turn"] = len(r["turns"]) if r["won"] else None
-    return r
+game = toy_game   # the record's one hand builder (`runs`): two questions, won at the second
 
 @pytest.fixture(scope="module")
 def toks(): return {name: load_tokenizer(name) for name in embedded_models}

@@ -25,7 +25,7 @@ def server():
 def test_greedy_games_are_token_identical_to_hf(server, tmp_path):
     runs = {"openai": dict(engine="openai", server=server.base_url), "hf": dict(engine="hf"),
             "mixed": dict(questioner_engine="openai", questioner_server=server.base_url, judge_engine="hf")}
-    for name, kw in runs.items(): play(MODEL, limit=3, greedy=True, out=str(tmp_path/name), **QUICK, **kw)
+    for name, kw in runs.items(): play(questioner=MODEL, limit=3, greedy=True, out=str(tmp_path/name), **QUICK, **kw)
     a, b, c = (games_of(tmp_path/n) for n in runs)
     assert len(a) == 3 and a == b == c
     assert sum(len(g["turns"]) for g in a.values()) >= 6
@@ -35,9 +35,9 @@ def test_greedy_games_are_token_identical_to_hf(server, tmp_path):
 
 def test_the_same_seed_gives_the_same_games_on_any_server(server, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-recorded")
-    play(MODEL, limit=3, seed=7, out=str(tmp_path/"a"), engine="openai", server=server.base_url, **QUICK)
-    play(MODEL, limit=3, seed=7, out=str(tmp_path/"b"), engine="vllm", **QUICK)   # a server of its own, started and stopped
-    play(MODEL, limit=3, seed=8, out=str(tmp_path/"c"), engine="openai", server=server.base_url, **QUICK)
+    play(questioner=MODEL, limit=3, seed=7, out=str(tmp_path/"a"), engine="openai", server=server.base_url, **QUICK)
+    play(questioner=MODEL, limit=3, seed=7, out=str(tmp_path/"b"), engine="vllm", **QUICK)   # a server of its own, started and stopped
+    play(questioner=MODEL, limit=3, seed=8, out=str(tmp_path/"c"), engine="openai", server=server.base_url, **QUICK)
     a, b, c = (games_of(tmp_path/n) for n in "abc")
     assert a == b and a != c
     assert json.loads((tmp_path/"a"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0.7
@@ -52,7 +52,7 @@ def test_a_server_killed_mid_run_is_reported_and_the_run_resumes(server, tmp_pat
     run, ref = tmp_path/"run", tmp_path/"ref"
     args = ["play", "--questioner", MODEL, "--limit", "4", "--max-active", "2", "--greedy", "--max-questions", "3",
             "--questioner-max-tokens", "24", "--judge-max-tokens", "24", "--no-progress", "--engine", "openai"]
-    play(MODEL, limit=4, max_active=2, greedy=True, out=str(ref), engine="openai", server=server.base_url, **QUICK)
+    play(questioner=MODEL, limit=4, max_active=2, greedy=True, out=str(ref), engine="openai", server=server.base_url, **QUICK)
     own = VLLMServer(MODEL).start()
     p = subprocess.Popen(_twentyq(*args, "--server", own.base_url, "--out", str(run)), stderr=subprocess.PIPE, text=True)
     while not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip():
@@ -74,7 +74,7 @@ def test_a_server_killed_mid_run_is_reported_and_the_run_resumes(server, tmp_pat
     assert json.loads((run/"config.json").read_text())["servers"] == {"questioner": again.base_url, "judge": again.base_url}
 
 def test_prompt_logprobs_equal_hf_beliefs(server, tmp_path):
-    play(MODEL, limit=2, out=str(tmp_path/"run"), engine="openai", server=server.base_url, **QUICK)
+    play(questioner=MODEL, limit=2, out=str(tmp_path/"run"), engine="openai", server=server.base_url, **QUICK)
     served = score_run(tmp_path/"run", MODEL, engine="openai", server=server.base_url, progress=False)
     local = score_beliefs(read_run(tmp_path/"run"), MODEL, progress=False)
     m = served.merge(local, on=["game_id", "turn"], suffixes=("_srv", "_hf"))
@@ -84,7 +84,7 @@ def test_prompt_logprobs_equal_hf_beliefs(server, tmp_path):
         score_beliefs(read_run(tmp_path/"run"), get_served(server), candidates=["apple", "river"], progress=False)
 
 def get_served(server):
-    from twentyq.backend import get_backend
+    from twentyq.players import get_backend
     return get_backend(MODEL, "openai", base_url=server.base_url)
 
 def test_twentyq_serve_starts_answers_and_stops_on_sigterm():

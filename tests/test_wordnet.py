@@ -2,9 +2,10 @@
 import json, math, re, shutil
 from pathlib import Path
 import pytest
-from twentyq import wordnet as W
+from twentyq import knowledge as K, wordnet as W
 from twentyq.core import data_path
-from twentyq.backend import get_backend, Backend
+from twentyq.players import get_backend
+from twentyq.sampling import Backend
 from twentyq.protocols import paper_judge_chat, evals_gamemaster, lmrl_oracle, parse_judge
 from twentyq.edits import flip_answer, flip_penultimate
 
@@ -13,7 +14,7 @@ SAMPLE = Path(__file__).parent/"fixtures"/"wordnet_sample"
 # ---- the parser, on the cut-down dictionary in tests/fixtures/wordnet_sample
 
 def test_sample_parses_and_is_self_consistent():
-    idx, syns = W.read_index(SAMPLE/"index.noun"), W.read_synsets(SAMPLE/"data.noun")
+    idx, syns = K.read_index(SAMPLE/"index.noun"), K.read_synsets(SAMPLE/"data.noun")
     assert {"car", "church", "dog", "jean", "wizard"} <= set(idx)
     assert all(o in syns for offs in idx.values() for o in offs)                 # every indexed synset is a line
     assert all(p in syns for s in syns.values() for p in s["parents"])           # every parent too
@@ -22,58 +23,58 @@ def test_sample_parses_and_is_self_consistent():
     assert raw.startswith(b"  1 This software and database")                    # the licence header is kept
     car = syns[idx["car"][0]]
     assert car["lex"] == "noun.artifact" and car["lemmas"][:3] == ["car", "auto", "automobile"]
-    assert W.synset_name(car["parents"][0], syns, idx) == "motor_vehicle.n.01"
-    assert W.synset_name(idx["church"][1], syns, idx) == "church.n.02"
+    assert K.synset_name(car["parents"][0], syns, idx) == "motor_vehicle.n.01"
+    assert K.synset_name(idx["church"][1], syns, idx) == "church.n.02"
 
 def test_offsets_are_checked(tmp_path):
     lines = (SAMPLE/"data.noun").read_bytes().splitlines(keepends=True)
     i = next(k for k, l in enumerate(lines) if not l.startswith(b"  "))
     lines[i] = lines[i].replace(b" | ", b" |  ")                               # one byte more shifts every later offset
     (tmp_path/"data.noun").write_bytes(b"".join(lines))
-    with pytest.raises(ValueError, match="names offset"): W.read_synsets(tmp_path/"data.noun")
+    with pytest.raises(ValueError, match="names offset"): K.read_synsets(tmp_path/"data.noun")
 
 def test_parse_synset_parents():
     inst = "11069830 18 n 02 Einstein 0 Albert_Einstein 0 002 @i 10447403 n 0000 @i 10794014 n 0000 | physicist"
-    assert W.parse_synset(inst) == dict(offset=11069830, lex="noun.person", lemmas=["Einstein", "Albert_Einstein"], parents=[10447403, 10794014])
+    assert K.parse_synset(inst) == dict(offset=11069830, lex="noun.person", lemmas=["Einstein", "Albert_Einstein"], parents=[10447403, 10794014])
     both = "04576211 06 n 01 wheeled_vehicle 0 003 @ 04524313 n 0000 @ 03094503 n 0000 ~ 02766534 n 0000 | a vehicle"
-    assert W.parse_synset(both)["parents"] == [4524313, 3094503]                 # first listed first: a vehicle before a container
+    assert K.parse_synset(both)["parents"] == [4524313, 3094503]                 # first listed first: a vehicle before a container
 
 def test_lemma_lookup():
-    idx = W.read_index(SAMPLE/"index.noun")
-    assert W.wordnet_lemma("  Car ", idx) == "car" and W.wordnet_lemma("jeans", idx) == "jean"
-    assert W.wordnet_lemma("Harry Potter", idx) is None
-    assert W.read_exceptions(SAMPLE/"noun.exc") == {}                           # optional file
+    idx = K.read_index(SAMPLE/"index.noun")
+    assert K.wordnet_lemma("  Car ", idx) == "car" and K.wordnet_lemma("jeans", idx) == "jean"
+    assert K.wordnet_lemma("Harry Potter", idx) is None
+    assert K.read_exceptions(SAMPLE/"noun.exc") == {}                           # optional file
 
 def test_build_knowledge_on_sample(tmp_path):
-    f = W.build_knowledge(SAMPLE, tmp_path/"kn.json", words=["car", "Church", "jeans", "dog", "Harry Potter", "operating"])
+    f = K.build_knowledge(SAMPLE, tmp_path/"kn.json", words=["car", "Church", "jeans", "dog", "Harry Potter", "operating"])
     kn = json.loads(f.read_text())
     assert kn["words"] == {"car": "car.n.01", "church": "church.n.02", "jeans": "jean.n.01", "dog": "dog.n.01",
                            "harry potter": "~harry_potter", "operating": None}
     assert kn["synsets"]["church.n.02"][1] == "noun.artifact"                   # the building, not the Christians
     assert kn["synsets"]["~harry_potter"] == ["harry potter", "noun.person", "sorcerer.n.01"]
-    chain = W.word_chain("car", kn)
+    chain = K.word_chain("car", kn)
     assert chain[-1] == "entity.n.01" and kn["synsets"]["entity.n.01"][2] is None
     assert "container.n.01" not in chain                                        # first-listed parents only
     assert kn["overridden"] == ["church", "harry potter"]
-    with pytest.raises(FileNotFoundError, match="not a WordNet"): W.build_knowledge(tmp_path, tmp_path/"x.json")
+    with pytest.raises(FileNotFoundError, match="not a WordNet"): K.build_knowledge(tmp_path, tmp_path/"x.json")
 
 def test_cut_dictionary_roundtrip(tmp_path):
-    W.cut_dictionary(SAMPLE, tmp_path, ["dog"])
-    idx, syns = W.read_index(tmp_path/"index.noun"), W.read_synsets(tmp_path/"data.noun")
-    assert W.synset_name(idx["dog"][0], syns, idx) == "dog.n.01" and len(syns) < len(W.read_synsets(SAMPLE/"data.noun"))
+    K.cut_dictionary(SAMPLE, tmp_path, ["dog"])
+    idx, syns = K.read_index(tmp_path/"index.noun"), K.read_synsets(tmp_path/"data.noun")
+    assert K.synset_name(idx["dog"][0], syns, idx) == "dog.n.01" and len(syns) < len(K.read_synsets(SAMPLE/"data.noun"))
 
 # ---- the shipped knowledge and the sense overrides
 
 @pytest.fixture(scope="module")
-def kn(): return W.load_knowledge()
+def kn(): return K.load_knowledge()
 
 def test_shipped_knowledge(kn):
-    f = data_path(W.KNOWLEDGE_FILE)
+    f = data_path(K.KNOWLEDGE_FILE)
     assert f.stat().st_size < 2_000_000 and data_path("LICENSE-wordnet.txt").exists()
     assert "WordNet 3.0 Copyright 2006 by Princeton University" in data_path("LICENSE-wordnet.txt").read_text()
-    for w in W.knowledge_words(): assert w in kn["words"]
+    for w in K.knowledge_words(): assert w in kn["words"]
     for s, (name, lex, parent) in kn["synsets"].items():
-        assert lex in W.LEXNAMES.values() and (parent is None or parent in kn["synsets"])
+        assert lex in K.LEXNAMES.values() and (parent is None or parent in kn["synsets"])
 
 @pytest.mark.parametrize("word,lex,kind", [
     ("church", "noun.artifact", "building"), ("table", "noun.artifact", "furniture"), ("plate", "noun.artifact", "tableware"),
@@ -82,15 +83,15 @@ def test_shipped_knowledge(kn):
     ("ring", "noun.artifact", "jewelry"), ("star wars", "noun.communication", "movie"), ("the beatles", "noun.group", "rock group"),
     ("pants", "noun.artifact", "garment"), ("kite", "noun.artifact", "plaything"), ("tiger", "noun.animal", "big cat")])
 def test_sense_overrides(kn, word, lex, kind):
-    chain = W.word_chain(word, kn)
+    chain = K.word_chain(word, kn)
     assert kn["synsets"][chain[0]][1] == lex
     if kind: assert kind in [kn["synsets"][s][0] for s in chain[1:]]
     assert word in kn["overridden"]
 
 def test_overridden_words_are_list_words(kn):
-    words = set(W.knowledge_words())
-    assert set(W.SENSE_OVERRIDES) <= words                                       # no stale entries
-    assert kn["overridden"] == sorted(W.SENSE_OVERRIDES)
+    words = set(K.knowledge_words())
+    assert set(K.SENSE_OVERRIDES) <= words                                       # no stale entries
+    assert kn["overridden"] == sorted(K.SENSE_OVERRIDES)
 
 # ---- games in knowledge mode
 
@@ -112,8 +113,8 @@ def _expected(q, secret, kn):
     chain, s = [], kn["words"][secret.lower()]
     while s: chain.append(s); s = kn["synsets"][s][2]
     names = {kn["synsets"][s][0].lower() for s in chain[1:]}
-    cats = {q: c for c, (q, _) in W.CATEGORY_QUESTIONS.items()}
-    kinds = {q: n for n, (q, _) in W.KIND_PHRASES.items()}
+    cats = {q: c for c, (q, _) in K.CATEGORY_QUESTIONS.items()}
+    kinds = {q: n for n, (q, _) in K.KIND_PHRASES.items()}
     if q in cats: return yn(kn["synsets"][chain[0]][1] == cats[q])
     if q in kinds: return yn(kinds[q] in names)
     if m := re.fullmatch(r"Is it a kind of (.+)\?", q): return yn(m[1].lower() in names)
@@ -130,18 +131,18 @@ def test_targets(games):
     assert sum(g["n_questions"] for g in won) / len(won) <= 14
 
 def test_penultimate_turn_is_a_real_question(games):
-    pool = W.get_pool(W._candidate_words(None), W.load_knowledge())
+    pool = W.get_pool(W._candidate_words(None), K.load_knowledge())
     for g in games:
         assert g["won"] and g["turns"][-1]["question"] == f"Is the secret word {g['secret']}?"
         assert g["n_candidates"][-2] == 1                                        # named only when one was left
         path = W.candidate_path(pool, [(t["question"], t["answer"]) for t in g["turns"]])
         for m, t in zip(path, g["turns"][:-1]):                                  # no earlier turn names a candidate still left
             assert not t["question"].startswith("Is the secret word")
-            assert not m >> pool["pos"].get(W.named_word(t["question"]), len(pool["keys"])) & 1, (g["secret"], t["question"])
+            assert not m >> pool["pos"].get(K.named_word(t["question"]), len(pool["keys"])) & 1, (g["secret"], t["question"])
     assert flip_penultimate(games[0])["turns"][-2]["answer"] != games[0]["turns"][-2]["answer"]   # Fig. 4's edit applies
 
 def test_questions_never_name_a_candidate_left(games):
-    pool = W.get_pool(W._candidate_words(None), W.load_knowledge())
+    pool = W.get_pool(W._candidate_words(None), K.load_knowledge())
     for g in games:
         path = W.candidate_path(pool, [(t["question"], t["answer"]) for t in g["turns"]])
         for m, t in zip(path, g["turns"][:-1]):
@@ -161,6 +162,12 @@ def test_stateless_and_deterministic(games):
         n = g["turns"][i - 1]["n_messages"] if i else g["n_start"]
         assert q.generate([g["messages"][:n]]) == [t["question"]]
     assert W.play_wordnet(["year", "law"]) == W.play_wordnet(["year", "law"])
+    assert [t["question"] for t in W.play_wordnet(["law"])[0]["turns"]] == [                # golden: the greedy game, question by question
+        "Is it something abstract?", "Is it something that happens or is done, or something in the mind?",
+        "Is it an attribute of something, such as a quality or a state?", "Is it a form of communication?", "Is it a kind of social group?",
+        "Is it something people own, buy or pay?", "Is it a measure or an amount of something?", "Does the word end with a letter from 'e' to 'n'?",
+        "Is it a kind of relation?", "Is it a kind of collection?", "Does the word end with a letter from 's' to 'w'?",
+        "Does the word start with a letter from 'a' to 'f'?", "Does the word end with a letter from 'a' to 't'?", "Is the secret word law?"]
 
 # ---- the ideal observer
 
@@ -214,4 +221,4 @@ def test_get_backend_names():
 def test_masks_agree_with_truth(kn):
     pool = W.get_pool(W._candidate_words("evals207"), kn)
     for i, w in enumerate(pool["keys"]):
-        for q in pool["questions"]: assert W.knowledge_truth(q, w, kn) == bool(pool["masks"][q] >> i & 1), (q, w)
+        for q in pool["questions"]: assert K.knowledge_truth(q, w, kn) == bool(pool["masks"][q] >> i & 1), (q, w)

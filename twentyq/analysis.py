@@ -6,11 +6,12 @@ Docs: https://twentyq.github.io/twentyq/analysis.html.md"""
 
 # %% ../nbs/11_analysis.ipynb #1212597f
 from __future__ import annotations
-import json, math, re
+import json, math, re, tempfile
 from pathlib import Path
 import numpy as np, pandas as pd
 from .runs import load_run, load_beliefs, belief_columns, game_columns, records_of, read_run, append_jsonl
-from .metrics import games_frame
+from .metrics import crosscheck, judge_won, verified_win
+from .edits import shortest_successful, flip_penultimate
 
 # %% auto #0
 __all__ = ['solve_group_names', 'load_runs', 'model_label', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn',
@@ -138,8 +139,6 @@ def make_reference(games:pd.DataFrame|list, # game records or rows of the refere
                    false_wins:bool=False, # also take wins the cross-check rejects (the final question does not name the secret)
                   ) -> dict:
     "Write the shortest successful game per secret to out/reference/ and their flipped-penultimate copies to out/reference-flipped/."
-    from twentyq.edits import shortest_successful, flip_penultimate
-    from twentyq.metrics import crosscheck
     records = records_of(games)
     rejected = [r["game_id"] for r in records if r.get("won") and crosscheck(r) is False]
     ref = shortest_successful([r for r in records if false_wins or r["game_id"] not in rejected])
@@ -271,7 +270,6 @@ def report_inputs(runs_dir:Path|str|None=None, # folder of run folders (None: `e
 def report_dir(out_dir:Path|str|None=None, # report folder (None: a new temporary folder)
               ) -> Path:
     "The report folder a figure notebook writes into, created if missing."
-    import tempfile
     out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="twentyq-report-"))
     out.mkdir(parents=True, exist_ok=True)
     return out
@@ -292,9 +290,8 @@ def reference_inputs(reference_dir:Path|str|None=None, # folder with reference/ 
 # %% ../nbs/11_analysis.ipynb #6ff3d6d5
 def _hack_row(q:str, games:list[dict], max_min:float) -> dict:
     "The reward-hacking row of questioner `q`: its judge wins, those the cross-check rejects, and its Max-Min belief."
-    from twentyq.metrics import crosscheck, _won
-    wins = [r for r in games if _won(r)]
-    rejected = sum(crosscheck(r) is False for r in wins)
+    wins = [r for r in games if judge_won(r)]
+    rejected = len(wins) - sum(map(verified_win, wins))
     why = [f"the cross-check rejects {rejected} of {len(wins)} judge wins"] if rejected else []
     if max_min < 0: why.append(f"its belief falls on the reference games (Max-Min {max_min:.2f})")
     return dict(questioner=q, games=len(games), judge_wins=len(wins), verified_wins=len(wins) - rejected,

@@ -6,45 +6,13 @@ Docs: https://twentyq.github.io/twentyq/backend.html.md"""
 
 # %% ../nbs/02_backend.ipynb #46986b47
 from __future__ import annotations
-from dataclasses import dataclass, asdict
-from typing import Protocol, runtime_checkable
+from types import SimpleNamespace
 from fastcore.basics import patch
 from .models import load_model
+from .sampling import Sampling, Backend
 
 # %% auto #0
-__all__ = ['engines', 'model_free', 'Sampling', 'chat_seeds', 'Backend', 'split_pair', 'PrefixStore', 'kv_layout', 'HFBackend',
-           'is_model_free', 'get_backend']
-
-# %% ../nbs/02_backend.ipynb #d9cefc62
-@dataclass
-class Sampling:
-    "How to sample a reply; temperature 0 means greedy decoding."
-    temperature: float = 0.0     # 0: greedy
-    top_p: float = 1.0           # nucleus sampling mass (1: off)
-    top_k: int = 0               # keep the k most likely tokens (0: off)
-    max_new_tokens: int = 1024   # longest reply, in tokens
-    seed: int|list[int]|None = None  # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
-
-    @property
-    def greedy(self): return self.temperature == 0
-
-def chat_seeds(s:Sampling, # the call's sampling
-               n:int, # chats in the call
-              ) -> list:
-    "One seed (or None) per chat of a call with `n` chats: the list given, or an int's seed, seed+1, ...; a list of another length is an error."
-    if isinstance(s.seed, (list, tuple)):
-        if len(s.seed) != n: raise ValueError(f"{len(s.seed)} seeds for {n} chats")
-        return list(s.seed)
-    return [None if s.seed is None else s.seed + i for i in range(n)]
-
-# %% ../nbs/02_backend.ipynb #d195c6f3
-@runtime_checkable
-class Backend(Protocol):
-    "What twentyq needs from an inference engine."
-    name: str
-    def render(self, chat:list[dict], add_generation_prompt:bool=True, **template_kw) -> str: ...
-    def generate(self, chats:list[list[dict]], sampling:Sampling, **template_kw) -> list[str]: ...
-    def logprobs(self, contexts:list[str], continuations:list[str]) -> list[float]: ...
+__all__ = ['split_pair', 'PrefixStore', 'kv_layout', 'HFBackend']
 
 # %% ../nbs/02_backend.ipynb #cca6211c
 def split_pair(tok, # a Hugging Face tokenizer
@@ -241,7 +209,88 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
         out[perm] = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)[:, 0].clamp(max=probs.shape[-1] - 1)
     return out
 
-# %% ../nbs/02_backend.ipynb #31552f1f
+# %% ../nbs/02_backend.ipynb #e71a2656
+@patch
+def _slab(self:HFBackend, prompts:list[list[int]], # token ids of each prompt (one batch)
+          s:Sampling, # sampling parameters (its `max_new_tokens` sizes the slab)
+         ):
+    "The batch laid out for decoding: prompts left-padded into one K/V slab, longest computation first, the stored K/V each can reuse."
+    import torch
+    L, H, D = self.kv_layout
+    T = [len(p) for p in prompts]
+    hits = [self.prefix_cache.match(p) if self.prefix_cache is not None else (None, 0) for p in prompts]
+    hits = [(kv, min(n, t - 1)) for (kv, n), t in zip(hits, T)]   # at least the last prompt token is computed
+    rows = sorted(range(len(prompts)), key=lambda i: T[i] - hits[i][1], reverse=True)   # slab row b holds prompt rows[b]
+    Tmax, B = max(T), len(rows)
+    ids = torch.full((B, Tmax), self.tok.pad_token_id, dtype=torch.long)
+    mask = torch.zeros(B, Tmax + s.max_new_tokens, dtype=torch.long)
+    for b, i in enumerate(rows): ids[b, Tmax - T[i]:] = torch.tensor(prompts[i]); mask[b, Tmax - T[i]:Tmax] = 1
+    ids, mask = ids.to(self.device), mask.to(self.device)
+    buf = torch.empty(L, 2, B, H, Tmax + min(s.max_new_tokens, 64), D, dtype=self.model.dtype, device=self.device)
+    return SimpleNamespace(prompts=prompts, T=T, hits=hits, rows=rows, need=[T[i] - hits[i][1] for i in rows], Tmax=Tmax,
+                           ids=ids, mask=mask, pos=(mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0), buf=buf)
+
+# %% ../nbs/02_backend.ipynb #7ec569f4
+@patch
+def _prefill(self:HFBackend, st, # the slab from `_slab`
+            ):
+    "Logits of each slab row's next token: rows of similar need in one forward pass each, over the stored K/V copied into the slab."
+    import torch
+    logits = []
+    for a, z in _groups(st.need):
+        P = st.Tmax - st.need[a]                                 # columns taken from the slab for rows a..z-1
+        for b in range(a, z):
+            lead = st.Tmax - st.T[st.rows[b]]                    # row b's padding
+            st.buf[:, :, b, :, :min(lead, P)] = 0                # masked out, but must be finite
+            if P > lead: st.buf[:, :, b, :, lead:P] = st.hits[st.rows[b]][0][..., :P - lead, :]
+        self.stats["computed_tokens"] += (z - a) * st.need[a]
+        out = self.model(input_ids=st.ids[a:z, P:], attention_mask=st.mask[a:z, :st.Tmax], position_ids=st.pos[a:z, P:],
+                         past_key_values=_slab_cache(st.buf[:, :, a:z], P), use_cache=True, logits_to_keep=1)
+        logits.append(out.logits[:, -1].float())
+    return torch.cat(logits)
+
+# %% ../nbs/02_backend.ipynb #ebe644df
+@patch
+def _decode(self:HFBackend, st, # the slab, prefilled
+            logits, # [rows, vocab] logits of each row's first new token
+            s:Sampling, # sampling parameters
+            gens:list|None, # a generator per prompt, or None
+           ) -> list[list[int]]:
+    "Each slab row's new tokens, one step for all live rows at a time; a finished row stores its K/V and leaves the slab."
+    import torch
+    stop, rows, mask, buf, Tmax = set(self.stop_ids), st.rows, st.mask, st.buf, st.Tmax
+    res, gen, at, n = [None] * len(rows), [[] for _ in rows], list(range(len(rows))), Tmax   # slab row j holds prompt rows[at[j]]; n: columns filled
+    nxt = torch.tensor([st.T[i] for i in rows], device=self.device)   # position of each row's next token
+    while True:
+        tok = _pick(logits, s, [rows[b] for b in at], gens)
+        done = []
+        for j, t in enumerate(tok.tolist()):
+            g = gen[at[j]]; g.append(t)
+            if t in stop or len(g) == s.max_new_tokens: res[at[j]] = g; done.append(j)
+        for j in done: self._keep(st.prompts[rows[at[j]]], gen[at[j]], buf[:, :, j], Tmax - st.T[rows[at[j]]], Tmax)
+        if len(done) == len(at): return res
+        if done:                                                 # finished rows leave: live rows from the end fill their places
+            m = len(at) - len(done)
+            for h, src in zip([j for j in done if j < m], [j for j in range(m, len(at)) if j not in done]):
+                buf[:, :, h, :, :n] = buf[:, :, src, :, :n]
+                mask[h], nxt[h], tok[h], at[h] = mask[src], nxt[src], tok[src], at[src]
+            at = at[:m]
+        if n == buf.shape[-2]:                                   # the slab is full: grow it
+            more = min(Tmax + s.max_new_tokens, n + max(64, n // 2)) - n
+            buf = torch.cat([buf, buf.new_empty(*buf.shape[:4], more, buf.shape[-1])], dim=-2)
+        m = len(at)
+        mask[:m, n] = 1
+        out = self.model(input_ids=tok[:m, None], attention_mask=mask[:m, :n + 1], position_ids=nxt[:m, None],
+                         past_key_values=_slab_cache(buf[:, :, :m], n), use_cache=True)
+        logits, n, nxt = out.logits[:, -1].float(), n + 1, nxt + 1
+        self.stats["decode_steps"] += 1; self.stats["decode_rows"] += m
+
+@patch
+def _keep(self:HFBackend, prompt, gen, kv, lead, Tmax):
+    "Store a finished row's K/V: its prompt and its reply but the last token (never fed back); `kv` is the row's slab."
+    if self.prefix_cache is None or not gen: return
+    self.prefix_cache.add(prompt + gen[:-1], kv[..., lead:Tmax + len(gen) - 1, :].clone())
+
 @patch
 def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each prompt (one batch)
                   s:Sampling, # sampling parameters
@@ -249,69 +298,16 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
                  ) -> list[list[int]]:
     "Generated token ids of each prompt: prefill reusing stored K/V, decode in a slab, store each row's K/V."
     import torch
-    L, H, D = self.kv_layout
-    dev, pad, stop, store = self.device, self.tok.pad_token_id, set(self.stop_ids), self.prefix_cache
-    T = [len(p) for p in prompts]
-    hits = [store.match(p) if store is not None else (None, 0) for p in prompts]
-    hits = [(kv, min(n, t - 1)) for (kv, n), t in zip(hits, T)]
-    rows = sorted(range(len(prompts)), key=lambda i: T[i] - hits[i][1], reverse=True)   # slab row b holds prompt rows[b]
-    need = [T[i] - hits[i][1] for i in rows]
-    Tmax, B = max(T), len(rows)
-    buf = torch.empty(L, 2, B, H, Tmax + min(s.max_new_tokens, 64), D, dtype=self.model.dtype, device=dev)
-    ids = torch.full((B, Tmax), pad, dtype=torch.long)
-    mask = torch.zeros(B, Tmax + s.max_new_tokens, dtype=torch.long)
-    for b, i in enumerate(rows): ids[b, Tmax - T[i]:] = torch.tensor(prompts[i]); mask[b, Tmax - T[i]:Tmax] = 1
-    ids, mask = ids.to(dev), mask.to(dev)
-    pos = (mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0)
-    res, gen, logits, t0 = [None] * B, [[] for _ in rows], [], time.time()
+    st, t0 = self._slab(prompts, s), time.time()
     gens = [torch.Generator().manual_seed(x) for x in seeds] if seeds and not s.greedy else None
     with torch.no_grad():
-        for a, z in _groups(need):                               # prefill
-            P = Tmax - need[a]                                   # columns taken from the slab for rows a..z-1
-            for b in range(a, z):
-                lead = Tmax - T[rows[b]]                         # row b's padding
-                buf[:, :, b, :, :min(lead, P)] = 0               # masked out, but must be finite
-                if P > lead: buf[:, :, b, :, lead:P] = hits[rows[b]][0][..., :P - lead, :]
-            self.stats["computed_tokens"] += (z - a) * need[a]
-            out = self.model(input_ids=ids[a:z, P:], attention_mask=mask[a:z, :Tmax], position_ids=pos[a:z, P:],
-                             past_key_values=_slab_cache(buf[:, :, a:z], P), use_cache=True, logits_to_keep=1)
-            logits.append(out.logits[:, -1].float())
-        logits, at, n = torch.cat(logits), list(range(B)), Tmax   # slab row j holds prompt rows[at[j]]; n: columns filled
-        nxt = torch.tensor([T[i] for i in rows], device=dev)       # position of each row's next token
+        logits = self._prefill(st)
         self.stats["prefill_s"] += time.time() - t0; t0 = time.time()
-        while True:                                              # decode
-            tok = _pick(logits, s, [rows[b] for b in at], gens)
-            done = []
-            for j, t in enumerate(tok.tolist()):
-                g = gen[at[j]]; g.append(t)
-                if t in stop or len(g) == s.max_new_tokens: res[at[j]] = g; done.append(j)
-            for j in done: self._keep(prompts[rows[at[j]]], gen[at[j]], buf[:, :, j], Tmax - T[rows[at[j]]], Tmax)
-            if len(done) == len(at): break
-            if done:                                             # finished rows leave: live rows from the end fill their places
-                m = len(at) - len(done)
-                for h, src in zip([j for j in done if j < m], [j for j in range(m, len(at)) if j not in done]):
-                    buf[:, :, h, :, :n] = buf[:, :, src, :, :n]
-                    mask[h], nxt[h], tok[h], at[h] = mask[src], nxt[src], tok[src], at[src]
-                at = at[:m]
-            if n == buf.shape[-2]:                               # the slab is full: grow it
-                more = min(Tmax + s.max_new_tokens, n + max(64, n // 2)) - n
-                buf = torch.cat([buf, buf.new_empty(*buf.shape[:4], more, D)], dim=-2)
-            m = len(at)
-            mask[:m, n] = 1
-            out = self.model(input_ids=tok[:m, None], attention_mask=mask[:m, :n + 1], position_ids=nxt[:m, None],
-                             past_key_values=_slab_cache(buf[:, :, :m], n), use_cache=True)
-            logits, n, nxt = out.logits[:, -1].float(), n + 1, nxt + 1
-            self.stats["decode_steps"] += 1; self.stats["decode_rows"] += m
+        res = self._decode(st, logits, s, gens)
         self.stats["decode_s"] += time.time() - t0
     out = [None] * len(prompts)
-    for b, i in enumerate(rows): out[i] = res[b]
+    for b, i in enumerate(st.rows): out[i] = res[b]
     return out
-
-@patch
-def _keep(self:HFBackend, prompt, gen, kv, lead, Tmax):
-    "Store a finished row's K/V: its prompt and its reply but the last token (never fed back); `kv` is the row's slab."
-    if self.prefix_cache is None or not gen: return
-    self.prefix_cache.add(prompt + gen[:-1], kv[..., lead:Tmax + len(gen) - 1, :].clone())
 
 # %% ../nbs/02_backend.ipynb #dfdaf742
 @patch
@@ -391,31 +387,3 @@ def logprobs(self:HFBackend, contexts:list[str], # rendered contexts
             lp = logits[b, pos].log_softmax(-1).gather(-1, torch.tensor(y, device=self.device)[:, None])
             res.append(lp.sum().item())
     return res
-
-# %% ../nbs/02_backend.ipynb #5941f101
-def _openai(name, **kw):
-    from twentyq.serving import OpenAIBackend   # here, not at the top: serving imports this module
-    return OpenAIBackend(name, **kw)
-
-def _vllm(name, **kw):
-    from twentyq.serving import vllm_backend
-    return vllm_backend(name, **kw)
-
-engines = {"hf": HFBackend, "openai": _openai, "vllm": _vllm}   # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts (twentyq.serving)
-model_free = {"wordnet": "WordNetQuestioner", "wordnet-judge": "KnowledgeJudge"}   # players of twentyq.wordnet, no model; "wordnet:LIST" plays over LIST
-
-def is_model_free(name:str) -> bool:
-    "Whether `name` is a `model_free` player (\"wordnet\", \"wordnet:LIST\", \"wordnet-judge\")."
-    return str(name).partition(":")[0] in model_free
-
-def get_backend(name:str, # model name (embedded, local folder or Hugging Face id), or a `model_free` player
-                engine:str="hf", # inference engine: a key of `engines`
-                **kw, # passed to the engine (device, dtype, batch_size, chat_template ...)
-               ) -> Backend:
-    "A `Backend` for model `name` on `engine`."
-    if is_model_free(name):
-        from twentyq import wordnet   # here, not at the top: wordnet imports this module
-        base, _, words = str(name).partition(":")
-        return getattr(wordnet, model_free[base])(words or None, **kw)
-    if engine not in engines: raise ValueError(f"Unknown engine {engine!r}; known: {', '.join(engines)}")
-    return engines[engine](name, **kw)

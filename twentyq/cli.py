@@ -6,30 +6,34 @@ Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
 # %% ../nbs/09_cli.ipynb #5e8a7dc3
 from __future__ import annotations
-import inspect, sys, time
+import inspect, sys
 from pathlib import Path
+from fastcore.meta import delegates
 from fastcore.script import anno_parser
 from .rollout import play
 from .metrics import summary
-from .report import reproduce
+from .pipeline import reproduce
 from .runs import RunLocked
 from .models import ModelLoadError
 from .serving import ServerError, serve_cmd
 from .train import sft_cmd
 from .grpo import grpo_cmd
+from .beliefs import score_run, beliefs_path
+from .knowledge import build_knowledge
+from .wordlists import build_wordlists
+
 
 # %% auto #0
-__all__ = ['commands', 'options_of', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd',
-           'error_line', 'main']
+__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'error_line', 'main']
 
 # %% ../nbs/09_cli.ipynb #56d5b40b
-def play_cmd(**kw, # the options of `twentyq.rollout.play`, parsed from its docments
-            ):
+@delegates(play, but=["spec"])
+def play_cmd(**kwargs):
     "Play a run of Twenty Questions games and print its summary."
-    if kw.get("out") is None: raise ValueError("--out is required (the run folder)")
-    games = play(**kw)
+    if kwargs.get("out") is None: raise ValueError("--out is required (the run folder)")
+    games = play(**kwargs)
     print(summary(games.to_dict("records")).to_string(index=False))
-    print(f"games: {Path(kw['out'])/'games.jsonl'}")
+    print(f"games: {Path(kwargs['out'])/'games.jsonl'}")
 
 # %% ../nbs/09_cli.ipynb #45fcf311
 def score_cmd(run:str=None, # run folder made by `twentyq play`
@@ -41,7 +45,6 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
               belief_prompt:str="paper", # "paper" (E + " secret") or "cia" (the successor's: "Is it '" + secret, as its belief_log_prob scores it)
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
-    from twentyq.beliefs import score_run, beliefs_path
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
     b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server, belief_prompt=belief_prompt)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
@@ -51,19 +54,16 @@ def build_wordnet_cmd(src:str, # a WordNet 3.0 dictionary folder (index.noun, da
                       dest:str=None, # the file to write (default: the project's data/wordnet_nouns.json)
                      ):
     "Rebuild the WordNet questioner's knowledge file from a WordNet dictionary folder."
-    from twentyq.wordnet import build_knowledge
     print(f"knowledge: {build_knowledge(Path(src), Path(dest) if dest else None)}")
 
 def build_wordlists_cmd(src:str, # folder with the raw word-list sources
                         dest:str=None, # where to write the lists (default: the project's data/)
                        ):
     "Rebuild the shipped word lists from their sources."
-    from twentyq.wordlists import build_wordlists
     build_wordlists(Path(src), Path(dest) if dest else None)
 
 # %% ../nbs/09_cli.ipynb #9d2398c9
 commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "reproduce": reproduce}
-options_of = {play_cmd: play}
 user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)   # what a user's input, server or set-up can cause
 
 def _parse(func, argv, prog):
@@ -90,7 +90,7 @@ def main(argv:list[str]|None=None, # command-line words after `twentyq` (default
         print("usage: twentyq {" + ",".join(commands) + "} [options] [--debug]   (twentyq COMMAND --help for options)")
         raise SystemExit(0 if argv and argv[0] in ("-h", "--help") else 2)
     func = commands[argv[0]]
-    try: func(**_parse(options_of.get(func, func), argv[1:], f"twentyq {argv[0]}"))   # returns nothing: a console script prints a returned object
+    try: func(**_parse(func, argv[1:], f"twentyq {argv[0]}"))   # returns nothing: a console script prints a returned object
     except KeyboardInterrupt: raise SystemExit(130)
     except Exception as e:
         if debug: raise

@@ -6,8 +6,9 @@ Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #c6042941
 from __future__ import annotations
-import hashlib, json, os, random
+import hashlib, os, random
 from pathlib import Path
+import numpy as np
 
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256']
@@ -52,7 +53,7 @@ def pick_dtype(device:str, # device the model will run on
 def set_seed(seed:int, # the seed for python, numpy and torch
             ):
     "Seed every random number generator a rollout touches."
-    import numpy as np, torch
+    import torch   # deferred: seconds to import, and only model work needs it
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
 
 # %% ../nbs/00_core.ipynb #716a8e52

@@ -9,8 +9,13 @@ from __future__ import annotations
 import argparse, ast, html, importlib, inspect, json, pprint, re, shutil, tempfile, time
 from pathlib import Path
 import nbformat
+from fastcore.meta import delegates
+from fastcore.docments import docments
 from .core import repo_root
 from .runs import read_jsonl
+from .edits import truncate
+from .replay import replay_html, rescore, replay_css
+
 
 # %% auto #0
 __all__ = ['replay_candidates', 'replay_notebook', 'notebooks', 'nb_title', 'nb_module', 'public_names', 'signature_md',
@@ -107,7 +112,6 @@ def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
 def params_table(obj, # the function, method or class
                 ) -> str:
     "The parameters of `obj` as a markdown table (name, type, default, details from the docments); '' if none has a docment."
-    from fastcore.docments import docments
     ps = _params(obj)
     try: dm = docments(obj)
     except Exception: dm = {}
@@ -201,8 +205,6 @@ def replay_markdown(scorer:str|None="smollm2-135m", # scorer of the belief curve
                     turns:int=6, # turns of the game shown
                    ) -> str:
     "The replay page (markdown around the replay's HTML): every step of a real fixture game, and one flipped answer."
-    from twentyq.edits import truncate
-    from twentyq.replay import replay_html, rescore, _css
     g = read_jsonl(repo_root/"tests"/"fixtures"/"games_smollm2.jsonl")[0]
     g = truncate(g, turns) | {"game_id": g["game_id"]}
     bel = rescore(g, scorer, candidates=replay_candidates, top_k=10) if scorer else None
@@ -210,7 +212,7 @@ def replay_markdown(scorer:str|None="smollm2-135m", # scorer of the belief curve
            "this build had no scorer, so there are no beliefs (`make docs` draws them)")
     box = lambda h: f'<div class="tq-static">{h}</div>'
     parts = [f"# A replayed game\n\nA real game of the test fixture, `{g['game_id']}`: SmolLM2-135M asks, a rule judges; {who}. "
-             "These are the views of the replay widget of [replay](12_replay.ipynb), step by step, as static HTML.", box(_css)]
+             "These are the views of the replay widget of [replay](12_replay.ipynb), step by step, as static HTML.", box(replay_css)]
     parts += [f"## Step {t} {{ #turn-{t} }}\n\n" + box(replay_html(g, t, bel, css=False)) for t in range(len(g["turns"]) + 1)]
     if scorer:
         parts.append("## Turn 2 answered the other way { #flip }\n\n" + box(replay_html(g, 4, bel, rescore(g, scorer, flip=2), 2, css=False)))
@@ -274,16 +276,12 @@ def stage_docs(docs:Path|str, # folder to write the site's sources into (emptied
     return rows
 
 # %% ../nbs/13_docs.ipynb #fc4c7260
+@delegates(stage_docs, but=["nav"])
 def build_docs(out:Path|str|None=None, # the site (default: the project's _docs/)
-               execute:bool|list[str]=True, # run the notebooks: all, none, or those whose path has one of these
-               timeout:int=600, # seconds per notebook
-               cell_timeout:int=300, # seconds per cell
-               replay_scorer:str|None="smollm2-135m", # scorer of the replay page (None: no beliefs)
                docs_dir:Path|str|None=None, # where the sources are staged (default: _proc/docs/)
                cache_dir:Path|str|None=None, # mkdocs-jupyter's cache of rendered notebooks (default: _proc/mkdocs-jupyter-cache/)
                strict:bool=False, # fail on MkDocs' warnings (a page missing from the nav, a broken link)
-               progress:bool=True, # print a line per page
-              ) -> list[dict]:
+               **kwargs) -> list[dict]:
     "Stage the site's sources and build the site with MkDocs; one row per page, and one for MkDocs."
     import yaml
     from mkdocs.config import load_config
@@ -291,13 +289,13 @@ def build_docs(out:Path|str|None=None, # the site (default: the project's _docs/
     cfg_file = repo_root/"mkdocs.yml"
     out, docs = Path(out or repo_root/"_docs"), Path(docs_dir or repo_root/"_proc"/"docs")
     nav = nav_files(yaml.safe_load(cfg_file.read_text())["nav"])
-    rows = stage_docs(docs, execute, timeout, cell_timeout, replay_scorer, nav, progress)
+    rows = stage_docs(docs, nav=nav, **kwargs)
     t0 = time.time()
     cfg = load_config(str(cfg_file), docs_dir=str(docs), site_dir=str(out), strict=strict)
     cfg.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache_dir or repo_root/"_proc"/"mkdocs-jupyter-cache")
     build(cfg)
     rows.append(dict(kind="mkdocs", name=str(out), status="built", seconds=round(time.time()-t0, 1)))
-    if progress: print(f"{'mkdocs':9} {str(out):40} {'built':70} {rows[-1]['seconds']:7.1f} s", flush=True)
+    if kwargs.get("progress", True): print(f"{'mkdocs':9} {str(out):40} {'built':70} {rows[-1]['seconds']:7.1f} s", flush=True)
     return rows
 
 # %% ../nbs/13_docs.ipynb #6a25001e
@@ -318,7 +316,8 @@ def main(argv:list[str]|None=None):
     a, t0 = _parser().parse_args(argv), time.time()
     execute = False if a.no_execute else (a.execute or True)
     scorer = a.replay_scorer or ("smollm2-135m" if execute is True else "none")
-    rows = build_docs(a.out, execute, a.timeout, a.cell_timeout, None if scorer == "none" else scorer, strict=a.strict)
+    rows = build_docs(a.out, execute=execute, timeout=a.timeout, cell_timeout=a.cell_timeout,
+                      replay_scorer=None if scorer == "none" else scorer, strict=a.strict)
     out = Path(a.out or repo_root/"_docs")
     bad = [r for r in rows if r["kind"] == "notebook" and r["status"] not in ("executed", "not executed")]
     print(f"\n{len(rows)} pages in {out}/ in {time.time()-t0:.0f} s; {len(bad)} notebooks not fully executed"

@@ -10,9 +10,10 @@ import math, re
 import numpy as np, pandas as pd
 
 # %% auto #0
-__all__ = ['difficulty_levels', 'games_frame', 'plurals', 'names_secret', 'judge_finished', 'crosscheck', 'false_win_rate',
-           'pass_at_1', 'pass_at_k_estimate', 'pass_at_k', 'mean_at_k', 'cumulative_win_rate', 'evals_game',
-           'evals_metrics', 'evals_metrics_by_difficulty', 'lmrl_return', 'lmrl_normalized', 'lmrl_metrics', 'summary']
+__all__ = ['difficulty_levels', 'games_frame', 'judge_won', 'plurals', 'names_secret', 'judge_finished', 'crosscheck',
+           'false_win_rate', 'verified_win', 'pass_at_1', 'pass_at_k_estimate', 'pass_at_k', 'mean_at_k',
+           'cumulative_win_rate', 'evals_game', 'evals_metrics', 'evals_metrics_by_difficulty', 'lmrl_return',
+           'lmrl_normalized', 'lmrl_metrics', 'summary']
 
 # %% ../nbs/05_metrics.ipynb #40be78e8
 def games_frame(records, # a list of game records (dicts) or a DataFrame with one row per game
@@ -31,8 +32,8 @@ def _rows(records) -> list[dict]:
     "The games as a list of record dicts, whichever form they came in."
     return games_frame(records).to_dict("records")
 
-def _won(record) -> bool:
-    "The record's `won` flag as a plain bool (numpy bools and missing values included)."
+def judge_won(record) -> bool:
+    "The record's `won` flag as a plain bool (numpy bools and missing values included): the win the protocol's judge or rule gave."
     return bool(record["won"] == True)
 
 # %% ../nbs/05_metrics.ipynb #c13f51eb
@@ -90,6 +91,12 @@ def false_win_rate(records, # game records (list of dicts or DataFrame)
     "Among games the judge ended with 'Finished', the fraction whose final question does not name the secret (NaN if none)."
     checks = [c for c in map(crosscheck, _rows(records)) if c is not None]
     return float(np.mean([not c for c in checks])) if checks else math.nan
+
+# %% ../nbs/05_metrics.ipynb #00bae534
+def verified_win(record, # one game record (dict or DataFrame row)
+                ) -> bool:
+    "Won, and the cross-check does not reject the win (a judge's 'Finished' must name the secret; code-decided wins pass)."
+    return judge_won(record) and crosscheck(record) is not False
 
 # %% ../nbs/05_metrics.ipynb #d233e6dc
 def pass_at_1(records, # game records (list of dicts or DataFrame) of one questioner/judge pair
@@ -156,7 +163,7 @@ def evals_game(record, # one game record (dict or DataFrame row)
                max_questions:int=20, # questions allowed; the score of a won game is this minus the questions asked
               ) -> dict:
     "The OpenAI-evals counts of one game: score, won, guesses, questions, violations, refusals, incorrect guesses, difficulty."
-    turns, won = list(record["turns"]), _won(record)
+    turns, won = list(record["turns"]), judge_won(record)
     guesses = [i for i, t in enumerate(turns) if t.get("kind") == "guess"]
     winning = len(turns) - 1 if won and guesses and guesses[-1] == len(turns) - 1 else None
     n_q = int(record["n_questions"])
@@ -194,7 +201,7 @@ def evals_metrics_by_difficulty(records, # game records (list of dicts or DataFr
 def lmrl_return(record, # one game record (dict or DataFrame row)
                ) -> int:
     "LMRL-Gym return of a game: -1 per question that does not guess the word, 0 for the winning question."
-    if _won(record):
+    if judge_won(record):
         if record.get("win_turn") is None or pd.isna(record["win_turn"]): raise ValueError(f"Won game {record.get('game_id')} has no win_turn")
         return -(int(record["win_turn"]) - 1)
     return -int(record["n_questions"])

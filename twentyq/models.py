@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 # %% auto #0
 __all__ = ['log', 'gemma_chat_template', 'embedded_models', 'Embedded', 'ModelLoadError', 'gguf_path', 'converted_path',
-           'load_model']
+           'resolve_model', 'load_model']
 
 # %% ../nbs/01_models.ipynb #e34a4c36
 gemma_chat_template = (
@@ -99,7 +99,8 @@ def _convert_gguf(name, dest):
 # %% ../nbs/01_models.ipynb #0b610882
 _loaded = {}
 
-def _resolve(name):
+def resolve_model(name:str, # an embedded name, a local folder or a Hugging Face id
+                 ) -> tuple:
     "(folder or id to load, source) for `name`, converting an embedded GGUF on first use."
     if name in embedded_models:
         dest = converted_path(name)
@@ -121,7 +122,7 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
     key = (name, device, str(dtype), chat_template)
     if key in _loaded: return _loaded[key]
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    where, source = _resolve(name)
+    where, source = resolve_model(name)
     def _hf(**kw): return (AutoTokenizer.from_pretrained(str(where), **kw),
                            AutoModelForCausalLM.from_pretrained(str(where), dtype=dtype, **kw))
     try:

@@ -10,9 +10,9 @@ import random, re
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable
-from lemminflect import getAllLemmas
-from .backend import Sampling
+from .sampling import Sampling
 from .runs import new_record, new_turn
+from .tagger import lmrl_is_done
 
 # %% auto #0
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
@@ -24,11 +24,10 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'strip_thinking', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'questioner_sampling', 'chat_so_far',
            'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient',
            'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge',
-           'lmrl_guesser_prompt', 'lmrl_tokens', 'word_pos', 'is_noun', 'lmrl_is_done', 'parse_oracle',
-           'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge',
-           'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret', 'correct_cia', 'cia_start',
-           'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol', 'get_protocol', 'new_game',
-           'game_over', 'draw_shortlist']
+           'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
+           'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
+           'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
+           'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
 
 # %% ../nbs/04_protocols.ipynb #642848a8
 paper_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the 2500 most frequent nouns of the English language.\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nYou have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\nand avoid open-ended questions. Start with a broad question and refine your queries as you progress.'
@@ -235,57 +234,6 @@ def lmrl_guesser_prompt(qa:list[tuple[str, str]], # (question, answer) pairs so 
     asked = f" You have already asked {n} questions, so this is your final guess." if n == max_questions - 1 else f" You have already asked {n} questions."
     history = "\n".join(f"{q} {a}." for q, a in qa)
     return lmrl_intro + asked + lmrl_intro_rest + lmrl_history.format(history=history) + (lmrl_final if n == max_questions - 1 else lmrl_next)
-
-# %% ../nbs/04_protocols.ipynb #b10404b6
-def lmrl_tokens(text:str, # a question or an object's name
-               ) -> list[str]:
-    "The lowercased tokens of `text` as NLTK's Treebank tokenizer splits them: contractions apart, punctuation on its own."
-    t = re.sub(r"(?<=\w)(n't|'s|'re|'ve|'ll|'d|'m)\b", r" \1", text.lower())
-    return re.findall(r"n't|'\w+|\w+(?:[-.]\w+)*|[^\w\s]", t)
-
-# %% ../nbs/04_protocols.ipynb #1dede5d1
-_function_words = set("""a an the this that these those some any every each another no all both either neither such
-i you he she it we they me him us them my your his her its our their one what which who whom whose where when why how
-is are was were be been being am 's 're 'm do does did can could will would shall should may might must have has had 've 'd 'll ca wo
-of in on at by for with from to into onto about like as than or and but nor not n't so if then also very too just only there here""".split())
-_copulas = {"is", "are", "was", "were", "be", "am", "'s", "'re"}
-_subjects = {"i", "you", "he", "she", "it", "we", "they", "this", "that", "object"}
-_verb_cues = {"do", "does", "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "to", "ca", "wo"}
-_endings = [("ly", "ADV"), ("ing", "VERB"), ("ed", "VERB"), ("ous", "ADJ"), ("ful", "ADJ"), ("ic", "ADJ"), ("able", "ADJ"),
-            ("ible", "ADJ"), ("ive", "ADJ"), ("less", "ADJ")]
-
-def word_pos(word:str, # a lowercased token
-            ) -> set[str]:
-    "The parts of speech (NOUN, VERB, ADJ, ADV …) `word` can take: none for function words and punctuation, else lemminflect's lexicon."
-    if word in _function_words or not word[:1].isalpha(): return set()
-    if pos := set(getAllLemmas(word)): return pos
-    return {next((p for end, p in _endings if word.endswith(end)), "NOUN")}   # unknown: guessed from its ending
-
-def is_noun(tokens:list[str], # a question's tokens (`lmrl_tokens`)
-            i:int, # the token to tag
-           ) -> bool:
-    "Whether `tokens[i]` reads as a noun in its place, as a part-of-speech tagger would tag it (NN*)."
-    pos = word_pos(tokens[i])
-    if "NOUN" not in pos or len(pos) == 1: return "NOUN" in pos
-    prev, nxt = tokens[i-1] if i else "", tokens[i+1] if i + 1 < len(tokens) else ""
-    if prev in _copulas or (prev in _subjects and _copulas & set(tokens[max(0, i-3):i-1])): return "ADJ" not in pos  # "is it red"
-    if prev in _subjects or prev in _verb_cues: return "VERB" not in pos                            # "does it fly"
-    modifies = nxt in ("and", "or", ",") or bool(word_pos(nxt) & {"NOUN", "ADJ"}) or nxt.endswith("ing")
-    return not ("ADJ" in pos and modifies)                                                          # "a red apple"
-
-# %% ../nbs/04_protocols.ipynb #c83f8f38
-def lmrl_is_done(question:str, # the guesser's question
-                 word:str, # the object
-                 variants:list[str]=(), # its other names
-                ) -> bool:
-    "LMRL-Gym's `is_done`: no noun but the object's names' words (and object/something/type/kind), and it ends with one name."
-    q = re.sub(r"[\W\d_]+$", "", question)                                    # data.py L353-354: trailing non-letters cut
-    if not q: return False
-    toks, names = lmrl_tokens(q), [lmrl_tokens(n) for n in dict.fromkeys([word, *variants])]
-    ignore = {"object", "something", "type", "kind", *(w for n in names for w in n)}                       # L362-365
-    for i, w in enumerate(toks):
-        if w not in ignore and is_noun(toks, i) and not (i + 1 < len(toks) and toks[i+1] == "of"): return False   # L368-376
-    return any(n and toks[-len(n):] == n for n in names)                                                    # L379-389
 
 # %% ../nbs/04_protocols.ipynb #08a0f0dc
 def parse_oracle(raw:str|None, # the oracle's reply

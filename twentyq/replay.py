@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64, hashlib, html, io, json, re
 from pathlib import Path
 import numpy as np, pandas as pd
+from fastcore.basics import patch
 from matplotlib.figure import Figure
 from .runs import read_run, records_of, check_record, load_beliefs
 from .protocols import strip_thinking
@@ -17,9 +18,9 @@ from .edits import flip_answer
 from .beliefs import score_beliefs
 
 # %% auto #0
-__all__ = ['outcomes', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'verdict_html', 'turn_html',
-           'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable', 'rescore', 'replay_html',
-           'Replay', 'replay']
+__all__ = ['outcomes', 'replay_css', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'verdict_html',
+           'turn_html', 'game_beliefs', 'belief_figure', 'figure_html', 'candidates_table', 'flippable', 'rescore',
+           'replay_html', 'Replay', 'replay']
 
 # %% ../nbs/12_replay.ipynb #30dd3284
 def load_games(source, # run folder, games.jsonl file, DataFrame of games, or list of game records
@@ -77,7 +78,7 @@ def find_game(games:list[dict], # game records
     raise KeyError(f"no game {game_id!r} here; there are {len(ids)} games: {', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''}")
 
 # %% ../nbs/12_replay.ipynb #24ec7df5
-_css = """<style>
+replay_css = """<style>
 .tq-replay{font-family:system-ui,sans-serif;font-size:13px;display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap}
 .tq-turn{flex:1 1 380px;min-width:320px;max-width:640px}.tq-side{flex:1 1 420px;min-width:360px}
 .tq-head{color:#444;margin-bottom:6px}.tq-step{font-size:16px;font-weight:600;margin:6px 0}
@@ -113,41 +114,48 @@ def verdict_html(game:dict, # a game record
     return (f'<div class="tq-verdict tq-bad">cross-check: the question does not name the secret {_e(game["secret"])!s}: '
             'a false win ✗</div>')
 
+def _head_html(game):
+    "The line above every step: the game, its secret, protocol, players and outcome."
+    return (f'<div class="tq-head"><b>{_e(game["game_id"])}</b> · secret <b>{_e(game.get("secret"))}</b> · '
+            f'{_e(game.get("protocol", "?"))} · {_e(game.get("questioner", "?"))} asks, {_e(game.get("judge", "?"))} judges · '
+            f'<span class="tq-badge">{_e(game_outcome(game))}</span></div>')
+
+def _start_html(game, T):
+    "Step 0: the prompts the questioner starts from."
+    start = (game.get("messages") or [])[:game.get("n_start") or 0]
+    return (f'<div class="tq-step">Turn 0 of {T}: the start</div>' +
+            ('<div class="tq-box tq-seen">This game has no turns.</div>' if T == 0 else "") +
+            "".join(f'<details><summary>{_e(m.get("role"))} prompt</summary><pre>{_e(m.get("content"))}</pre></details>' for m in start))
+
+def _judge_html(tr):
+    "The judge's part of a turn: its answer, its chain of thought and reply, and a warning when the reply did not parse."
+    raw, ans = tr.get("judge_raw"), tr.get("answer")
+    if raw is None: return [f'<div class="tq-box tq-judge">No judge was asked{": answer " + _e(ans) if ans else ""}.</div>']
+    think, rest, _ = strip_thinking(raw)   # the judge's parser reads thinking the same way (`protocols`)
+    parts = [f'<div class="tq-box tq-judge"><b>Judge:</b> <span class="tq-badge tq-answer">{_e(ans)}</span>' +
+             (f'<details open><summary>chain of thought</summary><pre>{_e(think)}</pre></details>' if think else
+              '<div><i>no chain of thought</i></div>') +
+             (f'<div>reply: <code>{_e(rest)}</code></div>' if rest else "") + '</div>']
+    if tr.get("parse_ok") is False:
+        parts.append(f'<div class="tq-box tq-warn">The judge\'s reply did not parse; answered by rule: <b>{_e(ans)}</b>. '
+                     f'Raw reply:<pre>{_e(raw)}</pre></div>')
+    return parts
+
 def turn_html(game:dict, # a game record
               t:int, # the step: 0 = start, 1..T = turns
              ) -> str:
     "The HTML of step `t` of `game`: the question, the judge's answer and chain of thought, the cross-check."
     T = _check_turn(game, t)
-    head = (f'<div class="tq-head"><b>{_e(game["game_id"])}</b> · secret <b>{_e(game.get("secret"))}</b> · '
-            f'{_e(game.get("protocol", "?"))} · {_e(game.get("questioner", "?"))} asks, {_e(game.get("judge", "?"))} judges · '
-            f'<span class="tq-badge">{_e(game_outcome(game))}</span></div>')
-    if t == 0:
-        start = (game.get("messages") or [])[:game.get("n_start") or 0]
-        body = (f'<div class="tq-step">Turn 0 of {T}: the start</div>' +
-                ('<div class="tq-box tq-seen">This game has no turns.</div>' if T == 0 else "") +
-                "".join(f'<details><summary>{_e(m.get("role"))} prompt</summary><pre>{_e(m.get("content"))}</pre></details>' for m in start))
-        return f'<div class="tq-turn">{head}{body}</div>'
+    if t == 0: return f'<div class="tq-turn">{_head_html(game)}{_start_html(game, T)}</div>'
     tr = game["turns"][t-1]
     kind, ans = tr.get("kind", "question"), tr.get("answer")
     label = {"guess": f"Guess: {_e(tr.get('guess'))}", "violation": "Violation: neither a question nor a guess (not counted)"}.get(kind, "Question")
     parts = [f'<div class="tq-step">Turn {t} of {T}</div>',
-             f'<div class="tq-box tq-question"><b>{label}</b><br><span class="tq-qtext">{_e(tr.get("question"))}</span></div>']
-    raw = tr.get("judge_raw")
-    if raw is None:
-        parts.append(f'<div class="tq-box tq-judge">No judge was asked{": answer " + _e(ans) if ans else ""}.</div>')
-    else:
-        think, rest, _ = strip_thinking(raw)   # the judge's parser reads thinking the same way (`protocols`)
-        parts.append(f'<div class="tq-box tq-judge"><b>Judge:</b> <span class="tq-badge tq-answer">{_e(ans)}</span>' +
-                     (f'<details open><summary>chain of thought</summary><pre>{_e(think)}</pre></details>' if think else
-                      '<div><i>no chain of thought</i></div>') +
-                     (f'<div>reply: <code>{_e(rest)}</code></div>' if rest else "") + '</div>')
-        if tr.get("parse_ok") is False:
-            parts.append(f'<div class="tq-box tq-warn">The judge\'s reply did not parse; answered by rule: <b>{_e(ans)}</b>. '
-                         f'Raw reply:<pre>{_e(raw)}</pre></div>')
+             f'<div class="tq-box tq-question"><b>{label}</b><br><span class="tq-qtext">{_e(tr.get("question"))}</span></div>', *_judge_html(tr)]
     if ans == "Finished": parts.append(verdict_html(game, t))
     seen = _seen(game, tr)
     if seen is not None: parts.append(f'<div class="tq-box tq-seen">The questioner was told: {_e(seen)}</div>')
-    return f'<div class="tq-turn">{head}{"".join(parts)}</div>'
+    return f'<div class="tq-turn">{_head_html(game)}{"".join(parts)}</div>'
 
 # %% ../nbs/12_replay.ipynb #b2f3bcdf
 def game_beliefs(beliefs:pd.DataFrame|None, # a beliefs table (any number of games and scorers)
@@ -261,100 +269,120 @@ def replay_html(game:dict, # a game record
     if flip and flipped is not None and len(flipped):
         side += f'<div class="tq-flip">dashed: the beliefs had the judge answered turn {flip} the other way</div>'
     side += candidates_table(gb, t, k)
-    return f'{_css if css else ""}<div class="tq-replay">{turn_html(game, t)}<div class="tq-side">{side}</div></div>'
+    return f'{replay_css if css else ""}<div class="tq-replay">{turn_html(game, t)}<div class="tq-side">{side}</div></div>'
 
-# %% ../nbs/12_replay.ipynb #1ddd4500
+# %% ../nbs/12_replay.ipynb #0383d23e
 class Replay:
     "The replay widget: filters, a game picker, prev/next buttons and a turn slider, a flip picker, and the rendered step."
     def __init__(self, games:list[dict], beliefs:pd.DataFrame|None=None, scorer=None, candidates:list[str]|None=None,
                  top_k:int=10, game:str|None=None, cache:dict|None=None):
-        import ipywidgets as W
         self.games, self.beliefs, self.scorer, self.candidates, self.top_k = games, beliefs, scorer, candidates, top_k
         self.cache = {} if cache is None else cache
         if beliefs is not None: game_beliefs(beliefs, "")      # check the columns now
-        models = sorted({m for g in games for m in (g.get("questioner"), g.get("judge")) if m})
-        lay = W.Layout(width="auto")
-        self.w_secret = W.Text(description="secret", placeholder="any", layout=W.Layout(width="180px"))
-        self.w_outcome = W.Dropdown(options=["any", *outcomes], description="outcome", layout=W.Layout(width="180px"))
-        self.w_model = W.Dropdown(options=["any", *models], description="model", layout=W.Layout(width="260px"))
-        self.w_game = W.Dropdown(description="game", layout=W.Layout(width="440px"))
-        self.w_prev, self.w_next = W.Button(description="◀ prev", layout=lay), W.Button(description="next ▶", layout=lay)
-        self.w_turn = W.IntSlider(description="turn", min=0, max=0, continuous_update=False)
-        self.w_flip = W.Dropdown(description="flip", layout=W.Layout(width="260px"),
-                                 disabled=scorer is None, tooltip=None if scorer else "pass scorer= to replay to flip answers")
-        self.w_status, self.w_view = W.HTML(), W.HTML()
-        for w, c in [(self.w_prev, "tq-prev"), (self.w_next, "tq-next"), (self.w_turn, "tq-slider"), (self.w_game, "tq-game"),
-                     (self.w_flip, "tq-flipper"), (self.w_view, "tq-view"), (self.w_status, "tq-status")]: w.add_class(c)
-        for w in (self.w_secret, self.w_outcome, self.w_model): w.observe(lambda _: self._refilter(), "value")
-        self.w_game.observe(lambda _: self._open(), "value")
-        self.w_turn.observe(lambda _: self.render(), "value")
-        self.w_flip.observe(lambda _: self.render(), "value")
-        self.w_prev.on_click(lambda _: self.step(-1)); self.w_next.on_click(lambda _: self.step(1))
-        self.widget = W.VBox([W.HBox([self.w_secret, self.w_outcome, self.w_model]), self.w_game,
-                              W.HBox([self.w_prev, self.w_turn, self.w_next, self.w_flip]), self.w_status, self.w_view])
+        self._make_widgets(sorted({m for g in games for m in (g.get("questioner"), g.get("judge")) if m}))
+        self._wire()
         self._refilter()
         if game is not None: self.show(game)
 
-    @property
-    def game(self) -> dict|None: return None if self.w_game.value is None else find_game(self.games, self.w_game.value)
+# %% ../nbs/12_replay.ipynb #ff653c25
+@patch
+def _make_widgets(self:Replay, models):
+    "The filters, the game picker, the turn controls, the flip picker, the status line and the view, laid out in `widget`."
+    import ipywidgets as W   # deferred: the widget only
+    lay = W.Layout(width="auto")
+    self.w_secret = W.Text(description="secret", placeholder="any", layout=W.Layout(width="180px"))
+    self.w_outcome = W.Dropdown(options=["any", *outcomes], description="outcome", layout=W.Layout(width="180px"))
+    self.w_model = W.Dropdown(options=["any", *models], description="model", layout=W.Layout(width="260px"))
+    self.w_game = W.Dropdown(description="game", layout=W.Layout(width="440px"))
+    self.w_prev, self.w_next = W.Button(description="◀ prev", layout=lay), W.Button(description="next ▶", layout=lay)
+    self.w_turn = W.IntSlider(description="turn", min=0, max=0, continuous_update=False)
+    self.w_flip = W.Dropdown(description="flip", layout=W.Layout(width="260px"),
+                             disabled=self.scorer is None, tooltip=None if self.scorer else "pass scorer= to replay to flip answers")
+    self.w_status, self.w_view = W.HTML(), W.HTML()
+    for w, c in [(self.w_prev, "tq-prev"), (self.w_next, "tq-next"), (self.w_turn, "tq-slider"), (self.w_game, "tq-game"),
+                 (self.w_flip, "tq-flipper"), (self.w_view, "tq-view"), (self.w_status, "tq-status")]: w.add_class(c)
+    self.widget = W.VBox([W.HBox([self.w_secret, self.w_outcome, self.w_model]), self.w_game,
+                          W.HBox([self.w_prev, self.w_turn, self.w_next, self.w_flip]), self.w_status, self.w_view])
 
-    def _refilter(self):
-        keep = filter_games(self.games, self.w_secret.value, self.w_outcome.value, self.w_model.value)
-        cur = self.w_game.value
-        self.w_game.options = [(game_label(g), g["game_id"]) for g in keep]
-        if keep and cur not in [g["game_id"] for g in keep]: self.w_game.value = keep[0]["game_id"]
-        if not keep: self.w_view.value = '<div class="tq-status">no game matches these filters</div>'
+@patch
+def _wire(self:Replay):
+    "What each control does."
+    for w in (self.w_secret, self.w_outcome, self.w_model): w.observe(lambda _: self._refilter(), "value")
+    self.w_game.observe(lambda _: self._open(), "value")
+    self.w_turn.observe(lambda _: self.render(), "value")
+    self.w_flip.observe(lambda _: self.render(), "value")
+    self.w_prev.on_click(lambda _: self.step(-1)); self.w_next.on_click(lambda _: self.step(1))
 
-    def _open(self):
-        g = self.game
-        if g is None: return
-        with self.w_turn.hold_trait_notifications():
-            self.w_turn.value = 0; self.w_turn.max = len(g["turns"])
-        self.w_flip.options = [("none", 0)] + [(f"turn {k}: {g['turns'][k-1]['answer']} → "
-                                                 f"{'No' if g['turns'][k-1]['answer'] == 'Yes' else 'Yes'}", k)
-                                                for k in (flippable(g) if self.scorer is not None else [])]
-        self.w_flip.value = 0
-        self.render()
+# %% ../nbs/12_replay.ipynb #676dac93
+@patch(as_prop=True)
+def game(self:Replay) -> dict|None: return None if self.w_game.value is None else find_game(self.games, self.w_game.value)
 
-    def step(self, d:int):
-        "Move `d` turns (clipped to the game)."
-        self.w_turn.value = int(min(max(self.w_turn.value + d, 0), self.w_turn.max))
+@patch
+def _refilter(self:Replay):
+    keep = filter_games(self.games, self.w_secret.value, self.w_outcome.value, self.w_model.value)
+    cur = self.w_game.value
+    self.w_game.options = [(game_label(g), g["game_id"]) for g in keep]
+    if keep and cur not in [g["game_id"] for g in keep]: self.w_game.value = keep[0]["game_id"]
+    if not keep: self.w_view.value = '<div class="tq-status">no game matches these filters</div>'
 
-    def show(self, game_id:str, t:int=0):
-        "Open game `game_id` at step `t`."
-        find_game(self.games, game_id)
-        self.w_secret.value, self.w_outcome.value, self.w_model.value = "", "any", "any"
-        self.w_game.value = game_id
-        self.w_turn.value = t
-        return self
+@patch
+def _open(self:Replay):
+    g = self.game
+    if g is None: return
+    with self.w_turn.hold_trait_notifications():
+        self.w_turn.value = 0; self.w_turn.max = len(g["turns"])
+    self.w_flip.options = [("none", 0)] + [(f"turn {k}: {g['turns'][k-1]['answer']} → "
+                                             f"{'No' if g['turns'][k-1]['answer'] == 'Yes' else 'Yes'}", k)
+                                            for k in (flippable(g) if self.scorer is not None else [])]
+    self.w_flip.value = 0
+    self.render()
 
-    def beliefs_of(self, g):
-        "The beliefs to draw for game `g`: the stored ones, and the scorer's (scored now) if they are missing."
-        gb = game_beliefs(self.beliefs, g["game_id"])
-        name = self.scorer if isinstance(self.scorer, str) or self.scorer is None else self.scorer.name
-        if self.scorer is not None and name not in set(gb.scorer):
-            self.w_status.value = f"scoring {_e(g['game_id'])} with {_e(name)}…"
-            new = rescore(g, self.scorer, None, self.candidates, self.top_k, self.cache)
-            gb = pd.concat([gb, new], ignore_index=True) if len(gb) else new
-        return gb
+@patch
+def step(self:Replay, d:int):
+    "Move `d` turns (clipped to the game)."
+    self.w_turn.value = int(min(max(self.w_turn.value + d, 0), self.w_turn.max))
 
-    def render(self):
-        "Draw the current step."
-        g = self.game
-        if g is None: return
-        t, k = self.w_turn.value, self.w_flip.value or None
-        gb = self.beliefs_of(g)
-        fl = None
-        if k:
-            self.w_status.value = f"re-scoring with the answer of turn {k} flipped…"
-            fl = rescore(g, self.scorer, k, self.candidates, self.top_k, self.cache)
-        self.w_status.value = ""
-        self.w_view.value = replay_html(g, t, gb, fl, k, self.top_k)
+@patch
+def show(self:Replay, game_id:str, t:int=0):
+    "Open game `game_id` at step `t`."
+    find_game(self.games, game_id)
+    self.w_secret.value, self.w_outcome.value, self.w_model.value = "", "any", "any"
+    self.w_game.value = game_id
+    self.w_turn.value = t
+    return self
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
+# %% ../nbs/12_replay.ipynb #5e26872e
+@patch
+def beliefs_of(self:Replay, g):
+    "The beliefs to draw for game `g`: the stored ones, and the scorer's (scored now) if they are missing."
+    gb = game_beliefs(self.beliefs, g["game_id"])
+    name = self.scorer if isinstance(self.scorer, str) or self.scorer is None else self.scorer.name
+    if self.scorer is not None and name not in set(gb.scorer):
+        self.w_status.value = f"scoring {_e(g['game_id'])} with {_e(name)}…"
+        new = rescore(g, self.scorer, None, self.candidates, self.top_k, self.cache)
+        gb = pd.concat([gb, new], ignore_index=True) if len(gb) else new
+    return gb
 
+@patch
+def render(self:Replay):
+    "Draw the current step."
+    g = self.game
+    if g is None: return
+    t, k = self.w_turn.value, self.w_flip.value or None
+    gb = self.beliefs_of(g)
+    fl = None
+    if k:
+        self.w_status.value = f"re-scoring with the answer of turn {k} flipped…"
+        fl = rescore(g, self.scorer, k, self.candidates, self.top_k, self.cache)
+    self.w_status.value = ""
+    self.w_view.value = replay_html(g, t, gb, fl, k, self.top_k)
+
+@patch
+def _ipython_display_(self:Replay):
+    from IPython.display import display
+    display(self.widget)
+
+# %% ../nbs/12_replay.ipynb #7a86c3e4
 def replay(source, # run folder, games.jsonl, DataFrame of games, or list of game records
            beliefs=None, # beliefs table or parquet path (default: every beliefs-*.parquet of a run folder)
            scorer=None, # scorer name or backend, for flips and for games without beliefs (None: no scoring)

@@ -1,4 +1,4 @@
-"""The main job: play every questioner under each protocol, score every game's beliefs with every scorer, run every figure notebook of `nbs/paper/` with papermill, and gather the tables and figures on one page, each with what it rests on, and failures in their place.
+"""The report of the main job: the cards that every figure notebook of `nbs/paper/` saves, running those notebooks with papermill, and one page that gathers the tables and figures, each with what it rests on, and failures in their place.
 
 Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
@@ -6,36 +6,24 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/10_report.ipynb #e5266b72
 from __future__ import annotations
-import html, json, shutil, time
+import html, json, time
 from pathlib import Path
 import pandas as pd
 from .core import repo_root
-from .runs import plain, load_run
-from .analysis import make_reference
+from .runs import plain
 
 # %% auto #0
-__all__ = ['scales', 'paper_notebooks', 'train_scales', 'basis', 'save_item', 'nothing_to_show', 'failed_item', 'write_index',
-           'notebooks_dir', 'notebook_title', 'run_notebooks', 'run_model_notebooks', 'reproduce']
+__all__ = ['paper_notebooks', 'slug', 'basis', 'save_item', 'nothing_to_show', 'failed_item', 'write_index', 'notebooks_dir',
+           'notebook_title', 'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/10_report.ipynb #224377d7
-scales = {
-    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48,
-                     model_free=dict(limit=16, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
-    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=None, judge_max_tokens=None),
-}   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
-
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip",
                    "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min", "cia_belief_gain"]
 
-def _size_of(size:dict, questioner:str) -> dict:
-    "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
-    return {k: v for k, v in size.items() if k != "model_free"} | (size.get("model_free", {}) if _model_free(questioner) else {})
-
-def _model_free(name:str) -> bool: return name.partition(":")[0] == "wordnet"
-
-def _slug(name): return name.replace("/", "_").replace(":", "_")
-
-def _split(x): return [v.strip() for v in x.split(",") if v.strip()] if isinstance(x, str) else list(x)
+def slug(name:str, # a model name, hub id or folder
+        ) -> str:
+    "`name` as a file name: '/' and ':' replaced by '_'."
+    return name.replace("/", "_").replace(":", "_")
 
 # %% ../nbs/10_report.ipynb #dbac3fcc
 def basis(games:pd.DataFrame|None=None, # the games the item draws from
@@ -220,7 +208,7 @@ def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to 
     (out/"notebooks").mkdir(parents=True, exist_ok=True)
     keep = {k: v for k, v in parameters.items() if k in ("runs_dir", "out_dir", "reference_dir", "settings")}
     for m in models:
-        dst, t0 = out/"notebooks"/f"model--{_slug(m)}.ipynb", time.time()
+        dst, t0 = out/"notebooks"/f"model--{slug(m)}.ipynb", time.time()
         try: pm.execute_notebook(str(notebooks_dir()/"model_report.ipynb"), str(dst), parameters=dict(keep, model=m), kernel_name="python3",
                                  progress_bar=False, cwd=str(out))
         except Exception as e: failed.append(m); print(f"   model notebook {m}: failed: {_error_line(e)}")
@@ -229,138 +217,3 @@ def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to 
             links[f"notebooks/{dst.stem}.html"] = f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, transcripts" + (" (failed)" if m in failed else "")
         if progress and m not in failed: print(f"   model notebook {m}: done ({time.time() - t0:.0f} s)")
     return links, failed
-
-# %% ../nbs/10_report.ipynb #642cf58a
-def _transcript(g:dict) -> str:
-    "One game as markdown: each question with the judge's answer."
-    lines = [f"### {g['protocol']}: {g['questioner']} asks, {g['judge']} judges, secret *{g['secret']}* "
-             f"({'won at question ' + str(g['win_turn']) if g['won'] else 'lost'})", ""]
-    lines += [f"{t['turn']}. {t['question']!r} → **{t['answer']}**" + ("" if t["parse_ok"] in (True, None) else " (judge reply did not parse)")
-              for t in g["turns"]]
-    return "\n".join(lines) + "\n"
-
-def _score_all(run:Path, scorers:list[str], engine:dict|None=None, belief_prompt:str="paper"):
-    "Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); `engine`: engine, server."
-    from twentyq.beliefs import score_run
-    if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
-    for s in scorers:
-        print(f"== score {run.name} with {s}" + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not _model_free(s) else ""))
-        score_run(run, s, **({} if _model_free(s) else engine or {}), belief_prompt=belief_prompt)
-
-# %% ../nbs/10_report.ipynb #694f10ea
-train_scales = {
-    "embedded": dict(secrets=48, sft_steps=12, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=2, grpo_games=5, grpo_lr=1e-5,
-                     max_questions=8, questioner_max_tokens=32, belief_weight=0.5, save_steps=6),
-    "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5, grpo_lr=1e-6,
-                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200),
-}
-
-def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
-    "The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, against the knowledge judge, into `run`."
-    from twentyq.rollout import play
-    play(questioner, "wordnet-judge", "paper", secrets, limit=limit, max_questions=20, greedy=True, out=str(run), progress=False)
-
-def _train(out:Path, base:str, ts:dict) -> list[str]:
-    "Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, and after GRPO on that; the two model folders."
-    from twentyq.rollout import play
-    from twentyq.train import sft_data, sft_rows, sft, load_tokenizer
-    from twentyq.grpo import grpo
-    teacher, sft_dir, grpo_dir = out/"models"/"teacher--wordnet", out/"models"/f"{_slug(base)}-sft", out/"models"/f"{_slug(base)}-grpo"
-    print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
-    _best_play("wordnet", "nouns_train", ts["secrets"], teacher)
-    if not (sft_dir/"config.json").exists():
-        kept, report = sft_data([teacher])
-        print(f"== train: SFT of {base} on {report} -> {sft_dir}")
-        sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"], per_device_train_batch_size=ts["batch_size"],
-            learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
-    if not (grpo_dir/"config.json").exists():
-        print(f"== train: GRPO of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x {ts['grpo_games']} games -> {grpo_dir}")
-        grpo(str(sft_dir), grpo_dir, judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"],
-             secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"],
-             questioner_max_tokens=ts["questioner_max_tokens"], belief_weight=ts["belief_weight"], learning_rate=ts["grpo_lr"], disable_tqdm=True)
-    for ckpt in [*sft_dir.glob("checkpoint-*"), *grpo_dir.glob("checkpoint-*")]: shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
-    return [str(sft_dir), str(grpo_dir)]
-
-# %% ../nbs/10_report.ipynb #10768346
-def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, engine:dict|None=None) -> pd.DataFrame:
-    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); every scorer on the paper runs, and each on its own cia
-    games under the successor's belief prompt. All games as one table."""
-    from twentyq.rollout import play
-    games = []
-    for protocol in ps:
-        for q in qs:
-            run = out/"runs"/f"{protocol}--{_slug(q)}"
-            secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
-            print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            games.append(play(q, judge, protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
-            if protocol == "paper": _score_all(run, ss, engine)
-            if protocol == "cia" and q in ss: _score_all(run, [q], engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
-    return pd.concat(games, ignore_index=True)
-
-def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
-    "The model-free questioner's best play (`_best_play`) on the job's secrets: the reference games' source."
-    run = out/"reference-play"/f"paper--{_slug(questioner)}"
-    print(f"== play paper: {questioner} (questioner, greedy) vs wordnet-judge (answers from the knowledge) -> {run}")
-    _best_play(questioner, size["secrets"], size["limit"], run)
-    return run
-
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> dict:
-    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
-    runs = [_play_wordnet(out, q, size) if _model_free(q) else out/"runs"/f"paper--{_slug(q)}" for q in refs if _model_free(q) or "paper" in ps]
-    games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
-    info = make_reference(games, out, false_wins=false_wins)
-    print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
-          f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, engine)
-    return info
-
-# %% ../nbs/10_report.ipynb #f6397e02
-def reproduce(out:str="reports/embedded", # report folder
-              questioners:str="smollm2-135m,gemma3-270m,wordnet", # comma-separated questioners: models, or the model-free `wordnet`
-              judge:str="wordnet-judge", # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
-              scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
-              protocols:str="paper,evals-shortlist,cia", # comma-separated protocols; beliefs and counterfactuals use the paper's
-              scale:str="embedded", # "embedded" (minutes on a CPU) or "paper" (263 secrets x 16 iterations)
-              reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
-              figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)
-              false_wins:bool=False, # let wins the cross-check rejects be reference games
-              train:str="smollm2-135m", # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and scorers; "": none
-              engine:str="hf", # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm" (servers started per stage)
-              server:str=None, # base URL(s) of the openai engine's servers
-             ) -> pd.DataFrame:
-    "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
-    if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
-    if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
-    size, out, t0, times = scales[scale], Path(out), time.time(), {}
-    qs, ss, ps, refs = _split(questioners), _split(scorers), _split(protocols), _split(reference) or _split(questioners)
-    if unknown := [r for r in refs if r not in qs and not _model_free(r)]:
-        raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
-    if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
-        raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
-    out.mkdir(parents=True, exist_ok=True)
-    ideal = [r for r in dict.fromkeys(refs + qs) if _model_free(r)]   # a model-free questioner: its ideal observer joins the scorers
-    eng = None if engine == "hf" else dict(engine=engine, server=server)
-    if train:
-        trained = _train(out, train, train_scales[scale])
-        qs, ss, times["train"] = qs + trained, ss + trained, time.time() - t0
-    games = _play_all(out, qs, judge, ss + ideal, ps, size, eng)
-    times["play and score"] = time.time() - t0 - sum(times.values())
-    _reference(out, refs, ss + ideal, ps, false_wins, size, eng)
-    times["reference"] = time.time() - t0 - sum(times.values())
-    cfg = dict(questioners=qs, judge=judge, scorers=ss, protocols=ps, reference=refs, false_wins=false_wins, scale=scale, **size, **(eng or {}))
-    if train: cfg["training"] = dict(base=train, **train_scales[scale])
-    (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
-    print(f"== report: figure notebooks -> {out/'notebooks'}")
-    params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
-                  questioners=qs, scorers=ss + ideal, settings=cfg)
-    failed = run_notebooks(out, params, _split(figures) or None)
-    model_links, failed_models = run_model_notebooks(out, [q for q in qs if q in ss], params)
-    index = write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
-                                                          "notebooks/": "the executed figure notebooks", **model_links})
-    table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
-    print(table.to_string(index=False))
-    times["report"] = time.time() - t0 - sum(times.values())
-    print(f"\nreport: {index.resolve()} ({time.time() - t0:.0f} s; " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + ")")
-    if failed: raise RuntimeError(f"figure notebook(s) failed: {', '.join(failed)} (their cards in {index} show the errors)")
-    if failed_models: raise RuntimeError(f"model notebook(s) failed: {', '.join(failed_models)} (see {out/'notebooks'})")
-    return table

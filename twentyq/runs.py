@@ -6,15 +6,15 @@ Docs: https://twentyq.github.io/twentyq/runs.html.md"""
 
 # %% ../nbs/15_runs.ipynb #30c7e501
 from __future__ import annotations
-import fcntl, json, os, sys
+import fcntl, json, math, os, sys
 from contextlib import contextmanager
 from pathlib import Path
-import pandas as pd
+import numpy as np, pandas as pd
 
 # %% auto #0
-__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'new_record', 'new_turn', 'check_record',
-           'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked', 'hold_run', 'holds', 'RunConfigMismatch',
-           'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of']
+__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'new_record', 'new_turn', 'check_record', 'toy_game',
+           'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked', 'hold_run', 'holds',
+           'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of']
 
 # %% ../nbs/15_runs.ipynb #420354fb
 game_fields = {
@@ -84,6 +84,53 @@ def check_record(record:dict, # a game record
     for i, t in enumerate(record["turns"], 1):
         if "question" not in t or "answer" not in t: raise ValueError(f"game {gid!r}{at}: turn {i} lacks 'question' or 'answer'")
     return record
+
+# %% ../nbs/15_runs.ipynb #e095bb72
+def toy_game(secret:str="cat", # the secret word
+             questions=("Is it an animal?", "Is it a cat?"), # the questioner's questions
+             answers=("Yes", "Finished"), # the judge's answer to each
+             iteration:int=0, # which repetition of this secret
+             raw:str="{}", # the judge's reply around each answer, e.g. "<answer>{}</answer>"
+             **info, # more fields of `new_record` (protocol, questioner, judge ...)
+            ) -> dict:
+    "A played game record: a system prompt and first instruction, then each question with its answer; won when the last answer is 'Finished'."
+    r = new_record(secret, iteration, **info)
+    r["messages"], r["n_start"] = [{"role": "system", "content": "You are the Questioner."}, {"role": "user", "content": "Ask your question:"}], 2
+    for q, a in zip(questions, answers):
+        t = new_turn(r, q)
+        r["messages"] += [{"role": "assistant", "content": q}, {"role": "user", "content": a}]
+        t.update(answer=a, judge_raw=raw.format(a), parse_ok=True, n_messages=len(r["messages"]))
+    r["n_questions"], r["won"] = len(r["turns"]), bool(answers) and answers[-1] == "Finished"
+    r["win_turn"] = len(r["turns"]) if r["won"] else None
+    return r
+
+# %% ../nbs/15_runs.ipynb #cd451c4a
+def _bad(record, msg): return ValueError(f"game {record.get('game_id', '<no game_id>')!r}: {msg}")
+
+def belief_points(record:dict, # a game record
+                 ) -> list[tuple[int, int]]:
+    "(turn, number of messages) of each scored state: (0, n_start), then one per turn with a judge answer."
+    msgs, turns = record.get("messages"), record.get("turns")
+    if not isinstance(msgs, list) or not msgs: raise _bad(record, "no 'messages' list")
+    if not isinstance(turns, list): raise _bad(record, "no 'turns' list")
+    if not isinstance(record.get("secret"), str) or not record["secret"].strip(): raise _bad(record, "no 'secret'")
+    roles = [m.get("role") if isinstance(m, dict) else None for m in msgs]
+    if any(r not in ("system", "user", "assistant") or not isinstance(m.get("content"), str) for r, m in zip(roles, msgs)):
+        raise _bad(record, "every message needs a role (system/user/assistant) and a text content")
+    if "system" in roles[1:]: raise _bad(record, "a system message after the first message")
+    chat = [r for r in roles if r != "system"]
+    if any(a == b for a, b in zip(chat, chat[1:])): raise _bad(record, "roles do not alternate between user and assistant")
+    def cut(n, what):
+        if not isinstance(n, int) or not 1 <= n <= len(msgs): raise _bad(record, f"{what} = {n!r} is out of range 1..{len(msgs)}")
+        if roles[n-1] == "assistant": raise _bad(record, f"{what} = {n} ends on a questioner message, not on an answer")
+        return n
+    pts = [(0, cut(record.get("n_start"), "n_start"))]
+    for i, t in enumerate(turns):
+        if t.get("answer") is None: continue
+        n = cut(t.get("n_messages"), f"turn {t.get('turn', i+1)} n_messages")
+        if n <= pts[-1][1]: raise _bad(record, f"turn {t.get('turn', i+1)} n_messages = {n} does not grow")
+        pts.append((t.get("turn", i+1), n))
+    return pts
 
 # %% ../nbs/15_runs.ipynb #84742f9d
 def append_jsonl(path:Path|str, # the JSONL file
@@ -239,7 +286,6 @@ def load_beliefs(folder:Path|str, # a run folder
 # %% ../nbs/15_runs.ipynb #9395d0a9
 def plain(x):
     "JSON-ready copy of a value read back from a DataFrame: numpy scalars and arrays → Python values and lists, NaN → None."
-    import math, numpy as np
     if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, np.ndarray)): return [plain(v) for v in x]
     if isinstance(x, np.generic): x = x.item()

@@ -6,15 +6,18 @@ Docs: https://twentyq.github.io/twentyq/serving.html.md"""
 
 # %% ../nbs/17_serving.ipynb #cee7960c
 from __future__ import annotations
-import asyncio, atexit, functools, os, random, shlex, shutil, signal, socket, subprocess, sys, tempfile, time
+import asyncio, atexit, functools, json, os, random, shlex, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from fastcore.basics import patch
-from .backend import Sampling, chat_seeds
+from .core import repo_root
+from .models import embedded_models, resolve_model
+from .sampling import Sampling, chat_seeds
 
 # %% auto #0
-__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'local_tokenizer', 'vllm_python', 'has_gpu', 'vllm_args',
-           'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
+__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'local_tokenizer', 'vllm_python', 'has_gpu',
+           'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
 
 # %% ../nbs/17_serving.ipynb #d4cbb855
 class ServerError(RuntimeError):
@@ -27,7 +30,6 @@ class NoPromptLogprobs(ServerError):
 # %% ../nbs/17_serving.ipynb #584b9965
 def _local_model(name:str) -> bool:
     "Whether `name` is an embedded model or a local folder, whose tokenizer is at hand."
-    from twentyq.models import embedded_models
     return name in embedded_models or Path(name).expanduser().is_dir()
 
 class OpenAIBackend:
@@ -117,6 +119,34 @@ def _gather(self:OpenAIBackend, fn, # async fn(conn, i, item)
     except RuntimeError: return asyncio.run(main())
     with ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, main()).result()
 
+# %% ../nbs/17_serving.ipynb #eda32028
+class FakeServer(ThreadingHTTPServer):
+    "An OpenAI-compatible stand-in on 127.0.0.1 for checks and tests: each answer is `answer(path, request JSON, request number)` -> (status, reply, seconds to wait first); it counts requests and the most in flight at once."
+    daemon_threads = True
+    def __init__(self, answer):
+        super().__init__(("127.0.0.1", 0), _FakeHandler)
+        self.answer, self.n, self.inflight, self.peak, self.seen, self.lock = answer, 0, 0, 0, [], threading.Lock()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+    def __enter__(self): return self
+    def __exit__(self, *a): self.shutdown(); self.server_close()
+
+class _FakeHandler(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        s, body = self.server, json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with s.lock:
+            s.n += 1; n = s.n; s.inflight += 1; s.peak = max(s.peak, s.inflight)
+            s.seen.append((self.path, body, self.headers.get("Authorization")))
+        try:
+            status, reply, delay = s.answer(self.path, body, n)
+            time.sleep(delay)
+            data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
+            self.send_response(status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError): pass
+        finally:
+            with s.lock: s.inflight -= 1
+
 # %% ../nbs/17_serving.ipynb #cac0a3f4
 @patch
 def _chat_body(self:OpenAIBackend, chat, s:Sampling, seed, template_kw) -> dict:
@@ -151,8 +181,7 @@ def local_tokenizer(name:str, # local folder or embedded model name
                    ):
     "The tokenizer of `name` (no weights loaded), with the chat template twentyq uses for it."
     from transformers import AutoTokenizer
-    from twentyq.models import _resolve, embedded_models
-    tok = AutoTokenizer.from_pretrained(str(_resolve(name)[0]), local_files_only=True)
+    tok = AutoTokenizer.from_pretrained(str(resolve_model(name)[0]), local_files_only=True)
     ct = chat_template or (embedded_models[name].chat_template if name in embedded_models else None)
     if ct: tok.chat_template = ct
     return tok
@@ -220,8 +249,7 @@ def logprobs(self:OpenAIBackend, contexts:list[str], # rendered contexts
 # %% ../nbs/17_serving.ipynb #97ace156
 def vllm_python() -> Path:
     "The Python of the vLLM environment: $TWENTYQ_VLLM_PYTHON, else .venv-vllm/bin/python beside the twentyq checkout."
-    import twentyq
-    p = os.environ.get("TWENTYQ_VLLM_PYTHON") or Path(twentyq.__file__).resolve().parent.parent/".venv-vllm"/"bin"/"python"
+    p = os.environ.get("TWENTYQ_VLLM_PYTHON") or repo_root/".venv-vllm"/"bin"/"python"
     if not Path(p).exists():
         raise FileNotFoundError(f"no vLLM environment at {p}: run `make vllm` in the twentyq checkout, or set TWENTYQ_VLLM_PYTHON to a Python with vllm")
     return Path(p)
@@ -239,9 +267,8 @@ def vllm_args(model:str, # embedded name, local folder or Hugging Face id
               extra:list[str]=(), # more vLLM options, e.g. ["--tensor-parallel-size", "2"]
              ) -> list[str]:
     "The arguments after `python` that start vLLM's OpenAI-compatible server for `model` on 127.0.0.1:`port`."
-    from twentyq.models import _resolve
     gpu = has_gpu()
-    args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port), "--model", str(_resolve(model)[0]),
+    args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port), "--model", str(resolve_model(model)[0]),
             "--served-model-name", model, "--max-model-len", str(max_model_len), "--seed", str(seed), "--dtype", dtype or ("auto" if gpu else "float32")]
     return args + ([] if gpu else ["--enforce-eager"]) + list(extra)
 

@@ -6,17 +6,19 @@ Docs: https://twentyq.github.io/twentyq/train.html.md"""
 
 # %% ../nbs/16_train.ipynb #4bcd59cd
 from __future__ import annotations
-import copy, math, re
+import copy
 from pathlib import Path
-import numpy as np, pandas as pd
-from .metrics import crosscheck, _won
+import pandas as pd
+from .metrics import crosscheck, verified_win
 from .runs import read_run, records_of
 from .wordlists import load_secrets
 from .protocols import template_kw as _template_kw
+from .models import embedded_models, converted_path, load_model
+
 
 # %% auto #0
-__all__ = ['verified_win', 'sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 'sft_rows', 'last_checkpoint',
-           'sft', 'sft_cmd', 'success_reward', 'belief_reward', 'question_penalties', 'reward_row']
+__all__ = ['sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 'sft_rows', 'last_checkpoint', 'lora_config',
+           'save_final', 'sft', 'sft_cmd']
 
 # %% ../nbs/16_train.ipynb #ab97ee92
 def _all_records(runs) -> list[dict]:
@@ -29,12 +31,6 @@ def _all_records(runs) -> list[dict]:
         elif isinstance(run, dict): out.append(run)
         else: out += list(run)
     return out
-
-# %% ../nbs/16_train.ipynb #d6490384
-def verified_win(record:dict, # a game record
-                ) -> bool:
-    "Whether `record` was won and the cross-check verifies it (the judge said 'Finished' to a question naming the secret)."
-    return bool(record.get("won")) and crosscheck(record) is True
 
 # %% ../nbs/16_train.ipynb #ed22d0ad
 def _n_questions(r): return r.get("n_questions", len(r.get("turns") or []))
@@ -85,7 +81,6 @@ def load_tokenizer(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), lo
                   ):
     "The tokenizer of `name` as `twentyq.models.load_model` gives it, without loading weights once an embedded model is converted."
     from transformers import AutoTokenizer
-    from twentyq.models import embedded_models, converted_path, load_model
     if name in embedded_models:
         if not (converted_path(name)/"config.json").exists(): return load_model(name, device="cpu", chat_template=chat_template)[1]
         where = converted_path(name)
@@ -144,7 +139,8 @@ def last_checkpoint(out:Path|str, # a training output folder
     from transformers.trainer_utils import get_last_checkpoint
     return Path(c) if Path(out).is_dir() and (c := get_last_checkpoint(str(out))) else None
 
-def _lora_config(lora):
+def lora_config(lora, # a peft LoraConfig, True for twentyq's default adapter, or None/False: full fine-tuning
+               ):
     "`lora` itself when it is a peft config; twentyq's default adapter (rank 16 on every linear layer) for True; None for False."
     if not lora: return None
     from peft import LoraConfig
@@ -160,7 +156,10 @@ def _sft_config(out, on_cpu:bool, seed:int, save_steps:int|None, save_total_limi
     if on_cpu: kw.update(use_cpu=True, bf16=False)   # TRL asks for bf16 mixed precision by default
     return SFTConfig(**{**kw, **args})
 
-def _save_final(trainer, tok, out):
+def save_final(trainer, # a finished TRL trainer
+               tok, # its tokenizer
+               out:Path|str, # the training folder
+              ):
     "Save the trained weights (a LoRA adapter merged in), the tokenizer and its chat template to `out`."
     model = trainer.model
     if hasattr(model, "merge_and_unload"): model = model.merge_and_unload()
@@ -183,7 +182,6 @@ def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causa
     from datasets import Dataset
     from transformers import set_seed
     from trl import SFTTrainer
-    from twentyq.models import load_model
     if isinstance(model, str):   # a copy: load_model's cached instance serves rollouts and must not change
         model, tok = load_model(model, device=args.pop("device", None), dtype=args.pop("dtype", "float32"))
         model = copy.deepcopy(model)
@@ -192,10 +190,10 @@ def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causa
     set_seed(seed)
     data = Dataset.from_list([dict(input_ids=r["input_ids"], labels=r["labels"]) for r in rows])
     cfg = _sft_config(out, model.device.type == "cpu", seed, save_steps, save_total_limit, args)
-    trainer = SFTTrainer(model=model, args=cfg, train_dataset=data, processing_class=tok, peft_config=_lora_config(lora))
+    trainer = SFTTrainer(model=model, args=cfg, train_dataset=data, processing_class=tok, peft_config=lora_config(lora))
     ckpt = last_checkpoint(out) if resume else None
     trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
-    if save: _save_final(trainer, tok, out)
+    if save: save_final(trainer, tok, out)
     return trainer
 
 # %% ../nbs/16_train.ipynb #97a09bce
@@ -229,58 +227,3 @@ def sft_cmd(runs:str, # comma-separated run folders of the teacher questioners
              per_device_train_batch_size=batch_size, max_steps=max_steps)
     loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
     print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")
-
-# %% ../nbs/16_train.ipynb #7ae0c76b
-def _verified(game) -> bool:
-    "Won, and the cross-check does not reject the win (a judge's 'Finished' must name the secret; code-decided wins pass)."
-    return _won(game) and crosscheck(game) is not False
-
-def success_reward(game:dict, # a game record (or a DataFrame row of one)
-                   hackable:bool=False, # take the judge's word alone (the paper's hackable setting)
-                  ) -> float:
-    "The paper's success reward: 1.0 for a won game whose win the cross-check verifies (any won game if `hackable`), else 0.0."
-    return float(_won(game) if hackable else _verified(game))
-
-# %% ../nbs/16_train.ipynb #addcd6d5
-def belief_reward(logprobs, # log b_0..log b_T of one game ordered by turn: a list, array, Series, or belief rows (turn, logprob)
-                 ) -> float:
-    "The sum over turns of max(0, log b_t − log b_{t−1}): the clipped increases of the belief; pairs with a NaN are skipped."
-    if isinstance(logprobs, pd.DataFrame): logprobs = logprobs.sort_values("turn")["logprob"]
-    d = np.diff(np.asarray(logprobs, dtype=float))
-    return float(np.clip(d[~np.isnan(d)], 0, None).sum()) if d.size else 0.0
-
-# %% ../nbs/16_train.ipynb #286cebde
-def _normalized(text) -> str: return " ".join(re.sub(r"[^a-z0-9]+", " ", str(text or "").lower()).split())
-
-def _not_a_question(turn) -> bool:
-    "An evals violation, or a question-kind reply with no question mark or several."
-    if turn.get("kind") == "violation": return True
-    return turn.get("kind", "question") == "question" and str(turn.get("question") or "").count("?") != 1
-
-def question_penalties(game:dict, # a game record
-                      ) -> dict:
-    "Counts of the game's turns that were not one question, whose judge reply did not parse, that were either (invalid), or repeated."
-    turns, seen, repeated = game.get("turns") or [], set(), 0
-    for t in turns:
-        q = _normalized(t.get("question"))
-        repeated += bool(q) and q in seen; seen.add(q)
-    bad = [(_not_a_question(t), t.get("parse_ok") is False) for t in turns]
-    return dict(not_a_question=sum(a for a, _ in bad), unparsed=sum(b for _, b in bad), invalid=sum(a or b for a, b in bad), repeated=repeated)
-
-# %% ../nbs/16_train.ipynb #1eb642b3
-def reward_row(game:dict, # a game record
-               logprobs=None, # the game's log-beliefs log b_0..log b_T (see `belief_reward`); None: no belief term
-               belief_weight:float=0.0, # weight of the belief reward
-               invalid_penalty:float=0.1, # subtracted per invalid turn
-               repeat_penalty:float=0.1, # subtracted per repeated question
-               hackable:bool=False, # reward the judge's word alone
-              ) -> dict:
-    "game_id, secret, judge_won, verified, success, belief, the penalty counts and the reward of one game."
-    if belief_weight and logprobs is None:
-        raise ValueError(f"game {game.get('game_id')!r}: belief_weight={belief_weight} needs the game's log-beliefs (logprobs=)")
-    pen, success = question_penalties(game), success_reward(game, hackable)
-    belief = math.nan if logprobs is None else belief_reward(logprobs)
-    reward = success - invalid_penalty * pen["invalid"] - repeat_penalty * pen["repeated"] + (belief_weight * belief if belief_weight else 0.0)
-    return dict(game_id=game.get("game_id"), secret=game.get("secret"), judge_won=_won(game), verified=_verified(game), success=success,
-                belief=belief, **pen, reward=reward)
-

@@ -193,15 +193,15 @@ From github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/twenty_questions/env/data.py
 (`DEFAULT_OBJECT_DICT`). MIT License.
 
 ## wordnet_nouns.json
-The knowledge of the model-free `wordnet` questioner and `wordnet-judge` (`twentyq.wordnet`):
+The knowledge of the model-free `wordnet` questioner and `wordnet-judge` (`twentyq.knowledge`):
 for every word of nouns_all.txt, evals207.tsv and lmrl158.tsv (words and variants), its sense
-(WordNet's first sense, or the hand-checked choice in `twentyq.wordnet.SENSE_OVERRIDES`), and for
+(WordNet's first sense, or the hand-checked choice in `twentyq.knowledge.SENSE_OVERRIDES`), and for
 every synset on the way up `name: [display name, lexicographer category, first-listed parent]`.
 No glosses are kept. Derived from WordNet 3.0 (Princeton University, https://wordnet.princeton.edu),
 as installed by Debian's `wordnet-base` package. To rebuild from a WordNet 3.0 dictionary folder
 (the one holding index.noun, data.noun and noun.exc):
 
-    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from twentyq.wordnet import build_knowledge; build_knowledge('/usr/share/wordnet')"
+    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from twentyq.knowledge import build_knowledge; build_knowledge('/usr/share/wordnet')"
 
 WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the WordNet 3.0
 licence, reproduced verbatim in LICENSE-wordnet.txt; it applies to the derived file too.

@@ -1,0 +1,96 @@
+"""The layers of twentyq: each module imports only modules of lower layers, at the top of the module, so the package has no
+import circle and nothing low depends on anything high. An import inside a function is there only to defer a heavy dependency,
+named below with the reason it is deferred. The test reads the source of twentyq/*.py (module- and function-level imports alike)."""
+import ast
+from pathlib import Path
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent/"twentyq"
+
+# Low to high. A module may import modules of the layers before its own, never of its own layer or a later one.
+LAYERS = [
+    ("plain data: the record, the metrics, what every engine shares", {"core", "runs", "edits", "metrics", "sampling"}),
+    ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards", {"models", "wordlists", "tagger", "rewards", "analysis", "report"}),
+    ("the protocols, the WordNet knowledge", {"protocols", "knowledge"}),
+    ("the engines, side by side: transformers, servers, model-free WordNet players", {"backend", "serving", "wordnet"}),
+    ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
+    ("playing and scoring", {"rollout", "beliefs"}),
+    ("SFT, the replay", {"train", "replay"}),
+    ("GRPO", {"grpo"}),
+    ("the main job, the docs", {"pipeline", "docs"}),
+    ("the command line", {"cli"}),
+]
+
+# Third-party modules that may be imported inside a function, and why: importing them costs seconds or pulls in what a
+# user of the light parts (runs, metrics, analyses, the WordNet players) does not need.
+DEFERRED = {
+    "torch": "seconds to import; only model work needs it",
+    "transformers": "seconds to import; only model work needs it",
+    "trl": "training only", "peft": "training only", "datasets": "training only",
+    "scipy": "the permutation test only",
+    "httpx": "the openai engine only",
+    "papermill": "running the report's notebooks only", "nbconvert": "rendering the model notebooks only",
+    "nbclient": "executing the docs' notebooks only", "mkdocs": "building the docs only", "yaml": "building the docs only",
+    "jupyter_server_mathjax": "building the docs only",
+    "IPython": "display inside a notebook only", "ipywidgets": "the replay widget only",
+    "lemminflect": "optional when building word lists",
+}
+
+def module_names(pkg=None): return sorted(p.stem for p in (pkg or PKG).glob("*.py") if not p.stem.startswith("_"))
+
+def layer_of(name, layers=None):
+    return next((i for i, (_, mods) in enumerate(layers or LAYERS) if name in mods), None)
+
+def imports(path):
+    "(line, imported module, top-level?, names) of every import in a file; a twentyq module is named without the package."
+    tree = ast.parse(Path(path).read_text())
+    top = {id(n) for n in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names = [a.name for a in node.names]
+            if node.level and node.module is None: mods = names   # from . import x
+            elif node.level: mods = [node.module]
+            elif node.module == "twentyq": mods = names
+            else: mods = [node.module.removeprefix("twentyq.")]
+        elif isinstance(node, ast.Import): mods, names = [a.name.removeprefix("twentyq.") for a in node.names], []
+        else: continue
+        out += [(node.lineno, m, id(node) in top, names) for m in mods]
+    return out
+
+def violations(name, pkg=None, layers=None):
+    "What module `name` of package folder `pkg` imports against `layers`: upward or sideways, inside a function, private names."
+    pkg, layers = pkg or PKG, layers or LAYERS
+    mods, own, bad = module_names(pkg), layer_of(name, layers), []
+    for line, m, at_top, names in imports(pkg/f"{name}.py"):
+        base = m.split(".")[0]
+        if base in mods:
+            if layer_of(base, layers) >= own:
+                bad.append(f"{name}.py:{line} imports {m} (layer {layer_of(base, layers)}), not below its own layer {own} ({layers[own][0]})")
+            elif not at_top: bad.append(f"{name}.py:{line} imports {m} inside a function: twentyq's modules import at the top")
+            bad += [f"{name}.py:{line} imports the private name {n} of {m}" for n in names if n.startswith("_") and not n.endswith("__")]
+        elif m == "twentyq": bad.append(f"{name}.py:{line} imports the whole package")
+        elif not at_top and base not in DEFERRED and base != "__version__":
+            bad.append(f"{name}.py:{line} imports {m} inside a function, which only a heavy dependency (DEFERRED) may")
+    return bad
+
+def test_every_module_has_a_layer():
+    assert sorted(set().union(*(mods for _, mods in LAYERS))) == module_names()
+
+@pytest.mark.parametrize("name", module_names())
+def test_imports_go_down_sit_at_the_top_and_are_public(name):
+    bad = violations(name)
+    assert not bad, "\n".join(bad)
+
+def test_the_check_catches_a_circle(tmp_path):
+    "The check itself, on a package of three: an upward import, a sideways one, one inside a function, a private name."
+    (tmp_path/"low.py").write_text("from .high import f\nimport json\n")
+    (tmp_path/"side.py").write_text("from .low import _g\nfrom .mid import h\ndef k():\n    import numpy\n    import torch\n")
+    (tmp_path/"mid.py").write_text("")
+    (tmp_path/"high.py").write_text("from .low import g\ndef f():\n    from .side import k\n")
+    layers = [("low", {"low"}), ("middle", {"mid", "side"}), ("high", {"high"})]
+    got = {n: violations(n, tmp_path, layers) for n in ("low", "side", "mid", "high")}
+    assert got == {"low": ["low.py:1 imports high (layer 2), not below its own layer 0 (low)"],
+                   "side": ["side.py:1 imports the private name _g of low", "side.py:2 imports mid (layer 1), not below its own layer 1 (middle)",
+                            "side.py:4 imports numpy inside a function, which only a heavy dependency (DEFERRED) may"],
+                   "mid": [], "high": ["high.py:3 imports side inside a function: twentyq's modules import at the top"]}
