@@ -27,3 +27,18 @@ def test_play_cia_summary(tmp_path):
     turns = [t for ts in games.turns for t in ts]
     assert all(t["answer"] in ("Yes", "No", "Finished", "Invalid", "Repeated") and "judge_answer" in t and "correction" in t for t in turns)
     assert all(g.turns[-1]["answer"] == "Finished" for g in games[games.won].itertuples())
+
+def test_a_player_is_refused_in_a_role_it_cannot_play(tmp_path):
+    "The model-free questioner plays the knowledge judge when no judge is named; a player in a role it cannot take is one line, status 2."
+    exe = str(Path(sys.executable).parent/"twentyq")
+    r = subprocess.run([exe, "play", "--questioner", "wordnet", "--limit", "3", "--out", str(tmp_path/"run")], check=True, capture_output=True, text=True)
+    row = r.stdout.splitlines()[1].split()
+    assert row[:4] == ["paper", "wordnet", "wordnet-judge", "3"] and float(row[4]) == 100.0   # the knowledge judge answered: all won
+    for args, role, right in [(["play", "--questioner", "wordnet", "--judge", "wordnet", "--out", str(tmp_path/"a")], "judge", "'wordnet-judge'"),
+                              (["play", "--questioner", "wordnet-judge", "--out", str(tmp_path/"b")], "questioner", "'wordnet'"),
+                              (["score", "--run", str(tmp_path/"run"), "--scorer", "wordnet-judge"], "scorer", "'wordnet'"),
+                              (["reproduce", "--judge", "wordnet", "--out", str(tmp_path/"c")], "judge", "'wordnet-judge'")]:
+        r = subprocess.run([exe, *args], capture_output=True, text=True)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        assert r.stderr.startswith("twentyq: error: ") and f"cannot be the {role}" in r.stderr and f"use {right}" in r.stderr
+    assert not (tmp_path/"a").exists() and not (tmp_path/"c").exists()   # refused before anything was written

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 from .runs import read_jsonl, read_run, hold_run, belief_points
 from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw, score_games, score_candidates,
                               naive_beliefs)
-from .players import player, is_model_free
+from .players import player, is_model_free, check_role
 from .wordnet import ideal_beliefs
 
 # %% auto #0
@@ -130,7 +130,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
              ) -> pd.DataFrame:
     "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
     run_dir = Path(run_dir)
-    if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, scorer)
+    if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, check_role(scorer, "scorer"))
     records = read_run(run_dir)
     for r in records: belief_points(r)
     belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads

@@ -17,7 +17,7 @@ from fastcore.meta import delegates
 from .backend import HFBackend
 from .protocols import get_protocol, questioner_sampling, judge_sampling
 from .rollout import lockstep
-from .players import player
+from .players import player, check_role, is_model_free
 from .runs import append_jsonl, read_jsonl
 from .train import tokenize_chat, last_checkpoint, lora_config, save_final
 from .rewards import reward_row
@@ -162,6 +162,8 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
     from transformers import set_seed
     from trl import GRPOTrainer
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    check_role(judge, "judge")
+    if is_model_free(model): raise ValueError(f"{model!r} has no weights to train: GRPO trains a model")
     rows = load_secrets(secrets).head(limit) if limit else load_secrets(secrets)
     if len(rows) < secrets_per_step: raise ValueError(f"{secrets}: {len(rows)} secrets, fewer than secrets_per_step={secrets_per_step}")
     pm, tok = load_model(model, device=device, dtype="float32")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from .runs import load_run
 from .analysis import make_reference
-from .players import is_model_free
+from .players import is_model_free, check_role
 from .rollout import play
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
@@ -67,6 +67,8 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
     if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
     qs, refs = _split(questioners), _split(reference) or _split(questioners)
+    for names, role in [(qs, "questioner"), ([judge], "judge"), (_split(scorers), "scorer")]:
+        for n in names: check_role(n, role)
     if unknown := [r for r in refs if r not in qs and not is_model_free(r)]:
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:

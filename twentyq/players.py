@@ -13,7 +13,8 @@ from .serving import OpenAIBackend, vllm_backend
 from .wordnet import WordNetQuestioner, KnowledgeJudge
 
 # %% auto #0
-__all__ = ['engines', 'model_free', 'is_model_free', 'get_backend', 'player', 'players']
+__all__ = ['engines', 'model_free', 'model_roles', 'is_model_free', 'get_backend', 'roles_of', 'check_role', 'default_judge',
+           'player', 'players']
 
 # %% ../nbs/20_players.ipynb #1a8fb369
 engines = {"hf": HFBackend, "openai": OpenAIBackend, "vllm": vllm_backend}   # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts
@@ -33,6 +34,28 @@ def get_backend(name:str, # model name (embedded, local folder or Hugging Face i
         return model_free[base](words or None, **kw)
     if engine not in engines: raise ValueError(f"Unknown engine {engine!r}; known: {', '.join(engines)}")
     return engines[engine](name, **kw)
+
+# %% ../nbs/20_players.ipynb #4d152a3e
+model_roles = ("questioner", "judge", "scorer")   # a model can take every role
+
+def roles_of(name:str, # a model, or a `model_free` player
+            ) -> tuple[str, ...]:
+    "The roles player `name` can take."
+    return model_free[str(name).partition(":")[0]].roles if is_model_free(name) else model_roles
+
+def check_role(name:str, # a model, or a `model_free` player
+               role:str, # "questioner", "judge" or "scorer"
+              ) -> str:
+    "`name`, if it can take `role`; else a one-line error naming the model-free player that can."
+    if role in roles_of(name): return name
+    fit = [n for n, cls in model_free.items() if role in cls.roles]
+    raise ValueError(f"{name!r} cannot be the {role}: it can be the {' or the '.join(roles_of(name))}; "
+                     f"as the {role} use {' or '.join(map(repr, fit))}, or a model")
+
+def default_judge(questioner:str, # the questioner
+                 ) -> str:
+    "The judge when none is named: a model judges its own games, the model-free questioner plays the knowledge judge."
+    return "wordnet-judge" if is_model_free(questioner) else questioner
 
 # %% ../nbs/20_players.ipynb #16e7994b
 def player(name:str, # model name, or a `model_free` player
@@ -59,6 +82,7 @@ def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name,
            ):
     "(questioner backend, judge backend), the judge the questioner's own when it is the same model on the same engine; closed on exit."
     (q, *qrest), (j, *jrest) = roles["questioner"], roles["judge"]
+    check_role(q, "questioner"); check_role(j, "judge")
     qb = player(q, *qrest, concurrency=concurrency, **(hf_kw or {}))
     made = [qb]
     try:

@@ -21,7 +21,7 @@ from . import __version__
 from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
 from .runs import append_jsonl, hold_run, open_run, RunConfigMismatch
 from .sampling import Sampling
-from .players import is_model_free, players
+from .players import is_model_free, players, check_role, default_judge
 from .protocols import Protocol, get_protocol, new_game, game_over, template_kw, draw_shortlist
 from .wordlists import load_secrets, wordlist_path
 
@@ -30,7 +30,7 @@ from .wordlists import load_secrets, wordlist_path
 class RunSpec:
     "A run, whole: its players and their engines, the protocol, the secrets, the budgets and the decoding. `play` and `run_config` take it."
     questioner:str="smollm2-135m" # questioner model: embedded name, local folder or Hugging Face id
-    judge:str|None=None # judge model (default: the questioner)
+    judge:str|None=None # judge model (default: the questioner; for the model-free questioner, `wordnet-judge`)
     protocol:str="paper" # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
     secrets:str="nouns_test" # word-list file, or a shipped list's name
     iterations:int=1 # games per secret
@@ -58,7 +58,7 @@ class RunSpec:
 def roles(self:RunSpec) -> dict:
     "{role: (model, engine, servers)} of the questioner and the judge, as `players.players` takes them."
     return {"questioner": (self.questioner, self.questioner_engine or self.engine, self.questioner_server or self.server),
-            "judge": (self.judge or self.questioner, self.judge_engine or self.engine, self.judge_server or self.server)}
+            "judge": (self.judge or default_judge(self.questioner), self.judge_engine or self.engine, self.judge_server or self.server)}
 
 # %% ../nbs/06_rollout.ipynb #060cb800
 def _engines(roles):
@@ -111,6 +111,7 @@ def play(spec:RunSpec|None=None, # the run, whole; or give its fields (below) as
          **kwargs) -> pd.DataFrame:
     "Play every secret `iterations` times, questioner against judge, all games in lockstep; one row per game."
     spec = replace(spec or RunSpec(), **kwargs)
+    for role, (name, *_) in spec.roles.items(): check_role(name, role)   # before any model loads
     P = get_protocol(spec.protocol, lenient=spec.lenient)
     P = replace(P, max_questions=spec.max_questions, max_replies=P.max_replies and 2 * spec.max_questions)   # evals: 40 replies for 20 questions
     table = load_secrets(spec.secrets)

@@ -242,6 +242,7 @@ def _candidate_words(candidates):
 
 class WordNetQuestioner:
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
+    roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (`ideal_beliefs`)
     def __init__(self, candidates:list[str]|str|None=None, # candidates: a list, a word-list file or shipped list name; None: nouns_all
                  knowledge=None, # the knowledge (None: the shipped file)
                  **ignored, # the backend options a rollout passes (engine, device, dtype, batch_size, ...)
@@ -329,6 +330,7 @@ def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia
 
 class KnowledgeJudge:
     "The judge that answers from the knowledge, as a backend."
+    roles = ("judge",)   # it answers; it cannot ask or score
     def __init__(self, knowledge=None, # the knowledge (None: the shipped file)
                  **ignored, # the backend options a rollout passes
                 ):
