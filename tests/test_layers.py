@@ -17,7 +17,7 @@ LAYERS = [
     ("playing and scoring", {"rollout", "beliefs"}),
     ("SFT, the replay", {"train", "replay"}),
     ("GRPO", {"grpo"}),
-    ("the main job, the docs", {"pipeline", "docs"}),
+    ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),
     ("the command line", {"cli"}),
 ]
 
@@ -34,6 +34,7 @@ DEFERRED = {
     "jupyter_server_mathjax": "building the docs only",
     "IPython": "display inside a notebook only", "ipywidgets": "the replay widget only",
     "lemminflect": "optional when building word lists",
+    "inspect_ai": "the inspect extra: reading Inspect's logs only",
 }
 
 def module_names(pkg=None): return sorted(p.stem for p in (pkg or PKG).glob("*.py") if not p.stem.startswith("_"))

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/beliefs.html.md"""
 
 # %% ../nbs/07_beliefs.ipynb #81c93380
 from __future__ import annotations
-import hashlib, json, os, re
+import hashlib, json, os, re, threading
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
@@ -17,7 +17,7 @@ from .players import player, is_model_free, check_role
 from .wordnet import ideal_beliefs
 
 # %% auto #0
-__all__ = ['candidate_stats', 'score_beliefs', 'beliefs_path', 'score_run']
+__all__ = ['candidate_stats', 'score_beliefs', 'game_beliefs', 'beliefs_path', 'score_run']
 
 # %% ../nbs/07_beliefs.ipynb #f22aed9e
 def candidate_stats(logprobs:np.ndarray, # [T+1, K] candidate log-probs of one game
@@ -102,6 +102,22 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
             bar.update(len(part))
     df = pd.concat(frames, ignore_index=True) if frames else _frame([], [], cands, run, be.name, top_k)
     return df if belief_prompt == "paper" else df.assign(belief_prompt=belief_prompt)   # the paper's rows keep their columns
+
+# %% ../nbs/07_beliefs.ipynb #133679b5
+_scorers, _scoring = {}, threading.Lock()
+
+def game_beliefs(game:dict, # a game record
+                 scorer:str, # a scoring model (loaded once per process)
+                 belief_prompt:str="paper", # "paper" or "cia"
+                ) -> list[float]:
+    "log b_0 … log b_T of one game by `scorer`; safe to call from any thread."
+    if is_model_free(check_role(scorer, "scorer")):
+        raise ValueError(f"{scorer!r} scores run folders of the WordNet questioner's games (twentyq score --scorer wordnet); to score one game, name a model")
+    with _scoring:
+        if scorer not in _scorers: _scorers[scorer] = _load_scorer(scorer)
+        df = score_beliefs([game], _scorers[scorer], progress=False, belief_prompt=belief_prompt)
+    return df.sort_values("turn").logprob.tolist()
+
 
 # %% ../nbs/07_beliefs.ipynb #48d8220f
 def beliefs_path(run_dir:Path|str, # run folder

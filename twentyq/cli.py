@@ -1,4 +1,4 @@
-"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet` and `reproduce`, each a thin shell over a library function.
+"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet`, `import-inspect` and `reproduce`, each a thin shell over a library function.
 
 Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
@@ -13,7 +13,7 @@ from fastcore.script import anno_parser
 from .rollout import play
 from .metrics import summary
 from .pipeline import reproduce
-from .runs import RunLocked
+from .runs import RunLocked, import_inspect
 from .models import ModelLoadError
 from .serving import ServerError, serve_cmd
 from .train import sft_cmd
@@ -24,7 +24,8 @@ from .wordlists import build_wordlists
 
 
 # %% auto #0
-__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'error_line', 'main']
+__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'import_inspect_cmd',
+           'error_line', 'main']
 
 # %% ../nbs/09_cli.ipynb #56d5b40b
 @delegates(play, but=["spec"])
@@ -62,8 +63,17 @@ def build_wordlists_cmd(src:str, # folder with the raw word-list sources
     "Rebuild the shipped word lists from their sources."
     build_wordlists(Path(src), Path(dest) if dest else None)
 
+def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twentyq/twenty_questions`
+                       out:str=None, # the run folder to write (or to add the log's new games to)
+                      ):
+    "Turn an Inspect log into a twentyq run folder (config.json and games.jsonl), for score, replay and the figures."
+    if out is None: raise ValueError("--out is required (the run folder)")
+    import_inspect(log, out)
+
+
 # %% ../nbs/09_cli.ipynb #9d2398c9
-commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "reproduce": reproduce}
+commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "import-inspect": import_inspect_cmd,
+            "reproduce": reproduce}
 user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)   # what a user's input, server or set-up can cause
 
 def _parse(func, argv, prog):
@@ -76,7 +86,8 @@ def error_line(e:Exception, # what a command raised
               ) -> str:
     "The one line the command prints for `e`."
     msg = " ".join(str(e).split()) or type(e).__name__
-    if isinstance(e, ModuleNotFoundError) and e.name in ("trl", "peft", "datasets"): msg += " (training needs the train extra: pip install -e '.[train]')"
+    extra = {"trl": "train", "peft": "train", "datasets": "train", "inspect_ai": "inspect", "verifiers": "verifiers"}.get((getattr(e, "name", None) or "").split(".")[0])
+    if isinstance(e, ModuleNotFoundError) and extra: msg += f" (this needs the {extra} extra: pip install -e '.[{extra}]')"
     return msg if isinstance(e, user_errors) else f"internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)"
 
 

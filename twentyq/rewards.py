@@ -1,4 +1,4 @@
-"""A number per game, and its parts, for reinforcement learning: the verified success, the questioner's belief gain, and penalties for invalid and repeated questions.
+"""A number per game, and its parts, for reinforcement learning: the verified success, the questioner's belief gain, and penalties for invalid and repeated questions; and ΔBelief-RL's reward for every turn with its turn-wise advantages.
 
 Docs: https://twentyq.github.io/twentyq/rewards.html.md"""
 
@@ -11,7 +11,8 @@ import numpy as np, pandas as pd
 from .metrics import judge_won, verified_win
 
 # %% auto #0
-__all__ = ['success_reward', 'belief_reward', 'question_penalties', 'reward_row']
+__all__ = ['cia_reward_weights', 'success_reward', 'belief_reward', 'question_penalties', 'reward_row', 'turn_penalties',
+           'end_of_game_reward', 'turn_rewards', 'turn_advantages']
 
 # %% ../nbs/22_rewards.ipynb #7ae0c76b
 def success_reward(game:dict, # a game record (or a DataFrame row of one)
@@ -62,4 +63,60 @@ def reward_row(game:dict, # a game record
     reward = success - invalid_penalty * pen["invalid"] - repeat_penalty * pen["repeated"] + (belief_weight * belief if belief_weight else 0.0)
     return dict(game_id=game.get("game_id"), secret=game.get("secret"), judge_won=judge_won(game), verified=verified_win(game), success=success,
                 belief=belief, **pen, reward=reward)
+
+
+# %% ../nbs/22_rewards.ipynb #4fe4b0cd
+cia_reward_weights = dict(win=2.0, traj_len=-0.05, invalid=-5.0, repeated=-1.0, valid_bonus=0.0, belief_weight=0.1)   # ΔBelief-RL's
+
+def turn_penalties(game:dict, # a game record (under cia its answers are the corrected ones)
+                   invalid:float=-5.0, # an invalid question: the judge's corrected answer Invalid, or more than one "?"
+                   repeated:float=-1.0, # a repeated question: the corrected answer Repeated
+                   valid_bonus:float=0.0, # a turn that was neither
+                  ) -> np.ndarray:
+    "r_p,t of each turn."
+    bad = [(t.get("answer") == "Invalid" or str(t.get("question") or "").count("?") > 1, t.get("answer") == "Repeated") for t in game["turns"]]
+    return np.array([invalid * i + repeated * r + (valid_bonus if not (i or r) else 0.0) for i, r in bad], dtype=float)
+
+def end_of_game_reward(game:dict, # a game record
+                       win:float=2.0, # added when the game is won (the protocol's rule)
+                       traj_len:float=-0.05, # per turn, for games of more than one turn
+                      ) -> float:
+    "r_eog of a game."
+    n = len(game["turns"])
+    return win * bool(game["won"]) + (traj_len * n if n > 1 else 0.0)
+
+
+# %% ../nbs/22_rewards.ipynb #f8f4b505
+def turn_rewards(game:dict, # a game record
+                 logprobs, # its log-beliefs log b_0 … log b_T (T+1 numbers, as `belief_reward` takes them)
+                 win:float=2.0, # see `end_of_game_reward`
+                 traj_len:float=-0.05,
+                 invalid:float=-5.0, # see `turn_penalties`
+                 repeated:float=-1.0,
+                 valid_bonus:float=0.0,
+                 belief_weight:float=0.1, # λ
+                ) -> np.ndarray:
+    "ΔBelief-RL's r_t of each turn: r_eog + λ·relu(ΔB_t) (0 on the winning turn) + r_p,t."
+    lp, n = np.asarray(logprobs.sort_values("turn")["logprob"] if isinstance(logprobs, pd.DataFrame) else logprobs, dtype=float), len(game["turns"])
+    if len(lp) != n + 1: raise ValueError(f"game {game.get('game_id')!r}: {n} turns need {n + 1} log-beliefs (b_0 … b_T), got {len(lp)}")
+    gain = np.nan_to_num(np.clip(np.diff(lp), 0, None))
+    if game["won"]: gain[game["win_turn"] - 1] = 0.0   # the turn that wins earns no belief reward
+    return end_of_game_reward(game, win, traj_len) + belief_weight * gain + turn_penalties(game, invalid, repeated, valid_bonus)
+
+
+# %% ../nbs/22_rewards.ipynb #4a7360a3
+def turn_advantages(rewards:list, # r_t of each game (`turn_rewards`), games of any length
+                    groups:list, # each game's group (e.g. its secret's index in the step): normalised together
+                    eps:float=1e-6, # added to the std
+                    by_std:bool=True, # divide by the std (False: Dr. GRPO's mean-centring only)
+                   ) -> list[np.ndarray]:
+    "The advantage of each turn of each game: per turn index, normalised over the games of its group, shorter games counting 0."
+    R = np.zeros((len(rewards), max((len(r) for r in rewards), default=0)))
+    for i, r in enumerate(rewards): R[i, :len(r)] = r
+    A, groups = np.zeros_like(R), np.asarray(groups)
+    for g in dict.fromkeys(groups.tolist()):
+        rows = R[groups == g]
+        mean, std = (rows.mean(0), rows.std(0, ddof=1)) if len(rows) > 1 else (np.zeros(R.shape[1]), np.ones(R.shape[1]))
+        A[groups == g] = (rows - mean) / (std + eps) if by_std else rows - mean
+    return [A[i, :len(r)] for i, r in enumerate(rewards)]
 

