@@ -6,9 +6,9 @@ Docs: https://twentyq.github.io/twentyq/verifiers.html.md"""
 
 # %% auto #0
 __all__ = ['belief_only', 'TwentyQTaskConfig', 'TwentyQConfig', 'TwentyQData', 'run_spec', 'TwentyQTask', 'TwentyQTaskset',
-           'questioner_sampling', 'TwentyQHarness', 'TwentyQEnvConfig', 'TwentyQEnv']
+           'samplings', 'TwentyQHarness', 'TwentyQEnvConfig', 'TwentyQEnv']
 
-# %% ../nbs/27_verifiers.ipynb #577d7163
+# %% ../nbs/27_verifiers.ipynb #e12f18be
 import asyncio, functools, threading
 from dataclasses import asdict, replace
 from openai import AsyncOpenAI
@@ -23,7 +23,7 @@ from .metrics import verified_win
 from .rewards import question_penalties, turn_rewards
 from .beliefs import game_beliefs
 
-# %% ../nbs/27_verifiers.ipynb #3ceaa892
+# %% ../nbs/27_verifiers.ipynb #ca4fec54
 class TwentyQTaskConfig(vf.TaskConfig):
     "`--env.taskset.task.*`: scoring settings."
     belief_scorer: str|None = None   # a model that scores the questioner's beliefs (the belief reward); None: no belief reward
@@ -54,7 +54,7 @@ def run_spec(d:TwentyQData, # a task's data
     "The task's run."
     return replace(RunSpec(**d.spec), **names)
 
-# %% ../nbs/27_verifiers.ipynb #e9be7dd5
+# %% ../nbs/27_verifiers.ipynb #cccf8742
 belief_only = dict(win=0.0, traj_len=0.0, invalid=0.0, repeated=0.0, valid_bonus=0.0, belief_weight=1.0)   # `turn_rewards`' belief term alone
 
 class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
@@ -83,7 +83,7 @@ class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
     @vf.metric
     async def questions(self, trace:vf.Trace) -> float: return float(trace.info["game"]["n_questions"])
 
-# %% ../nbs/27_verifiers.ipynb #80cb0f3c
+# %% ../nbs/27_verifiers.ipynb #875a5052
 class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
     "One task per game of the run, in `twentyq play`'s order, prompted with the protocol's opening."
     def load(self):
@@ -95,11 +95,12 @@ class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
             yield TwentyQTask(TwentyQData(id=f"{g['secret']}#{g['iteration']}", name=g["secret"], prompt=P.questioner_chat(new_game(P, **g)),
                                           spec=asdict(spec), game=g, fresh_context=P.questioner_chat is not chat_so_far), c.task)
 
-# %% ../nbs/27_verifiers.ipynb #e87fbd2e
+# %% ../nbs/27_verifiers.ipynb #6d874c2e
 @functools.cache
-def questioner_sampling(spec:RunSpec) -> Sampling:
-    "The questioner's sampling of a run whose questioner is named (`run_config`'s), once per run."
-    return Sampling(**run_config(spec)["questioner_sampling"])
+def samplings(spec:RunSpec) -> tuple[Sampling, Sampling]:
+    "(the questioner's, the judge's) sampling of a run whose players are named (`run_config`'s), once per run."
+    cfg = run_config(spec)
+    return Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"])
 
 def _body(s:Sampling, seed) -> dict:
     "The request's sampling fields, as `serving.OpenAIBackend` sends them."
@@ -110,7 +111,7 @@ def _wire(prompt) -> list[dict]:
     if isinstance(prompt, str): return [{"role": "user", "content": prompt}]
     return [{"role": m.role, "content": content_text(m.content)} for m in prompt]
 
-# %% ../nbs/27_verifiers.ipynb #67ffc277
+# %% ../nbs/27_verifiers.ipynb #9f848828
 class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
     "The questioner: one chat completion per turn, in-process, through the rollout's interception endpoint."
     APPENDS_SYSTEM_PROMPT = True
@@ -121,7 +122,7 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
     async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data):
         system, prompt = self.resolve_prompt(data)
         chat = ([{"role": "system", "content": system}] if system else []) + _wire(prompt)
-        s = questioner_sampling(run_spec(data, questioner=ctx.model))
+        s = samplings(run_spec(data, questioner=ctx.model))[0]
         async with AsyncOpenAI(base_url=endpoint, api_key=secret) as client:
             r = await client.chat.completions.create(model=ctx.model, messages=chat, **_body(s, trace.info.get("questioner_seed")))
         return vf.ProgramResult(0, r.choices[0].message.content or "", "")
@@ -130,7 +131,7 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
         if data.fresh_context: return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls, data.model_copy(update={"prompt": messages}))
         return await super().resume(ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url)
 
-# %% ../nbs/27_verifiers.ipynb #cac1a3e5
+# %% ../nbs/27_verifiers.ipynb #3f520f80
 class TwentyQEnvConfig(vf.EnvConfig):
     "`--env.*`: the players."
     questioner: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())   # the policy (`--env.questioner.*`)
@@ -153,12 +154,12 @@ def _shown(game, P) -> list[dict]:
     msgs = game["messages"]
     return msgs[max(i for i, m in enumerate(msgs) if m["role"] == "assistant") + 1:]
 
-# %% ../nbs/27_verifiers.ipynb #e0e6529b
+# %% ../nbs/27_verifiers.ipynb #8e1b8e02
 class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
     "A game: the questioner (the policy) asks, the protocol and the judge answer."
     async def judge_reply(self, P, game, chat, spec):
         be, lock = _judge(self.config.judge, self.config.judge_engine, self.config.judge_server)
-        s = replace(Sampling(**run_config(spec)["judge_sampling"]), seed=game_seeds(spec.seed, [game], "judge")[0])
+        s = replace(samplings(spec)[1], seed=game_seeds(spec.seed, [game], "judge")[0])
         def call():
             with lock: return be.generate([chat], s)[0]
         return await asyncio.to_thread(call)
@@ -166,7 +167,8 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
     async def run(self, task, agents):
         d = task.data
         spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=self.config.judge)
-        P, game = run_protocol(spec), new_game(run_protocol(spec), **d.game, questioner=spec.questioner, judge=spec.judge)
+        P = run_protocol(spec)
+        game = new_game(P, **d.game, questioner=spec.questioner, judge=spec.judge)
         async with agents.questioner.interaction(task) as q:
             q.trace.info["questioner_seed"] = game_seeds(spec.seed, [game], "questioner")[0]
             segment = await q.turn()   # the task's prompt is the opening
