@@ -8,7 +8,7 @@ Docs: https://twentyq.github.io/twentyq/inspect.html.md"""
 __all__ = ['inspect_messages', 'generate_config', 'server_extras', 'model_player', 'free_player', 'play_turns', 'task_config',
            'twenty_questions_solver', 'protocol_win', 'twenty_questions']
 
-# %% ../nbs/26_inspect.ipynb #da68353e
+# %% ../nbs/26_inspect.ipynb #7fba745c
 import asyncio, functools, time
 from dataclasses import replace
 from inspect_ai import Epochs, Task, task
@@ -17,6 +17,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessag
 from inspect_ai.scorer import Score, mean, scorer, stderr
 from inspect_ai.solver import solver
 from .sampling import Sampling
+from .serving import server_fields
 from .protocols import new_game, game_over, template_kw
 from .players import player, check_role, is_model_free
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
@@ -24,7 +25,7 @@ from .metrics import verified_win
 from .beliefs import game_beliefs
 from .runs import check_record
 
-# %% ../nbs/26_inspect.ipynb #e5c7871b
+# %% ../nbs/26_inspect.ipynb #4f4bb0f0
 _messages = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 def inspect_messages(chat:list[dict], # {"role", "content"} messages
@@ -43,10 +44,9 @@ def server_extras(model, # an Inspect model (or its name, "provider/model")
                   s:Sampling, # its sampling
                  ) -> dict|None:
     "What vLLM-like servers take beyond OpenAI's API, as twentyq sends it: top_k and the chat-template variables; None for other APIs, which would refuse them."
-    if str(model).split("/")[0] not in ("vllm", "sglang", "openai-api"): return None
-    return dict(chat_template_kwargs=template_kw) | ({"top_k": s.top_k} if s.top_k else {})
+    return server_fields(s, template_kw) if str(model).split("/")[0] in ("vllm", "sglang", "openai-api") else None
 
-# %% ../nbs/26_inspect.ipynb #3add6074
+# %% ../nbs/26_inspect.ipynb #487a2fc8
 def model_player(model, # an Inspect model
                  s:Sampling, # its sampling
                 ):
@@ -65,7 +65,7 @@ def free_player(name:str, # a model-free player, e.g. "wordnet-judge"
     async def reply(chat, seed): return be.generate([chat], replace(s, seed=seed))[0]
     return reply
 
-# %% ../nbs/26_inspect.ipynb #055e0bad
+# %% ../nbs/26_inspect.ipynb #1b30bf8a
 async def play_turns(P, # the protocol (`rollout.run_protocol`)
                      game:dict, # a new game (`protocols.new_game`)
                      ask, # async ask(chat, seed) -> the questioner's reply
@@ -79,7 +79,7 @@ async def play_turns(P, # the protocol (`rollout.run_protocol`)
             P.on_judge(game, await judge(chat, game_seeds(seed, [game], "judge")[0]))
     return game
 
-# %% ../nbs/26_inspect.ipynb #cf742e6e
+# %% ../nbs/26_inspect.ipynb #bc07b738
 def _samples(spec:RunSpec, P) -> MemoryDataset:
     "One sample per secret, its input the questioner's opening."
     return MemoryDataset([Sample(id=s["secret"], input=inspect_messages(new_game(P, **s)["messages"]), target=s["secret"],
@@ -92,8 +92,8 @@ def task_config(spec:RunSpec, # the run, its questioner Inspect's model name
     cfg.pop("dtype")   # the models' precision is the providers', not twentyq's
     return {**cfg, "engine": "inspect"}
 
-# %% ../nbs/26_inspect.ipynb #6ed55232
-_config = functools.cache(lambda spec: task_config(spec))   # one config per (questioner, judge) pair of a task
+# %% ../nbs/26_inspect.ipynb #8ed70e01
+_config = functools.cache(task_config)   # one config per (questioner, judge) pair of a task
 
 @solver
 def twenty_questions_solver(spec:RunSpec, # the run, its players named when the game is played
@@ -120,7 +120,7 @@ def twenty_questions_solver(spec:RunSpec, # the run, its players named when the 
         return state
     return solve
 
-# %% ../nbs/26_inspect.ipynb #c978c93e
+# %% ../nbs/26_inspect.ipynb #03565a15
 @scorer(metrics=[mean(), stderr()])
 def protocol_win():
     "1 when the protocol's rule says the game was won, else 0; metadata: the cross-check's verified win, the turn of the win, the questions asked."
@@ -131,7 +131,7 @@ def protocol_win():
                      metadata=dict(verified=verified_win(g), win_turn=g["win_turn"], n_questions=g["n_questions"]))
     return score
 
-# %% ../nbs/26_inspect.ipynb #8a6f75b0
+# %% ../nbs/26_inspect.ipynb #1f2f4aae
 @task
 def twenty_questions(protocol:str="paper", # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
                      secrets:str="nouns_test", # a shipped list's name, or a word-list file

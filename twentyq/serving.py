@@ -16,8 +16,8 @@ from .models import embedded_models, resolve_model
 from .sampling import Sampling, chat_seeds
 
 # %% auto #0
-__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'local_tokenizer', 'vllm_python', 'has_gpu',
-           'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
+__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'server_fields', 'local_tokenizer', 'vllm_python',
+           'has_gpu', 'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
 
 # %% ../nbs/17_serving.ipynb #d4cbb855
 class ServerError(RuntimeError):
@@ -148,14 +148,18 @@ class _FakeHandler(BaseHTTPRequestHandler):
             with s.lock: s.inflight -= 1
 
 # %% ../nbs/17_serving.ipynb #cac0a3f4
+def server_fields(s:Sampling, # the sampling
+                  template_kw:dict|None, # chat-template variables
+                 ) -> dict:
+    "What vLLM-like servers take beyond OpenAI's chat API, as twentyq sends it: top_k (when set) and the chat-template variables (when any)."
+    return ({"top_k": s.top_k} if s.top_k else {}) | ({"chat_template_kwargs": template_kw} if template_kw else {})
+
 @patch
 def _chat_body(self:OpenAIBackend, chat, s:Sampling, seed, template_kw) -> dict:
     "The JSON of one chat completion request."
     body = dict(model=self.name, messages=chat, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens)
-    if s.top_k: body["top_k"] = s.top_k
     if seed is not None: body["seed"] = seed
-    if template_kw: body["chat_template_kwargs"] = template_kw
-    return body
+    return body | server_fields(s, template_kw)
 
 # %% ../nbs/17_serving.ipynb #8cceac98
 def _content(j:dict) -> str:

@@ -8,7 +8,7 @@ Docs: https://twentyq.github.io/twentyq/verifiers.html.md"""
 __all__ = ['belief_only', 'TwentyQTaskConfig', 'TwentyQConfig', 'TwentyQData', 'run_spec', 'TwentyQTask', 'TwentyQTaskset',
            'samplings', 'TwentyQHarness', 'TwentyQEnvConfig', 'TwentyQEnv']
 
-# %% ../nbs/27_verifiers.ipynb #e12f18be
+# %% ../nbs/27_verifiers.ipynb #ab474484
 import asyncio, functools, threading
 from dataclasses import asdict, replace
 from openai import AsyncOpenAI
@@ -16,6 +16,7 @@ from pydantic import field_validator
 import verifiers.v1 as vf
 from verifiers.v1.types import content_text
 from .sampling import Sampling
+from .serving import server_fields
 from .protocols import chat_so_far, game_over, new_game, template_kw
 from .players import player, check_role
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
@@ -23,7 +24,7 @@ from .metrics import verified_win
 from .rewards import question_penalties, turn_rewards
 from .beliefs import game_beliefs
 
-# %% ../nbs/27_verifiers.ipynb #ca4fec54
+# %% ../nbs/27_verifiers.ipynb #06941d14
 class TwentyQTaskConfig(vf.TaskConfig):
     "`--env.taskset.task.*`: scoring settings."
     belief_scorer: str|None = None   # a model that scores the questioner's beliefs (the belief reward); None: no belief reward
@@ -54,7 +55,7 @@ def run_spec(d:TwentyQData, # a task's data
     "The task's run."
     return replace(RunSpec(**d.spec), **names)
 
-# %% ../nbs/27_verifiers.ipynb #cccf8742
+# %% ../nbs/27_verifiers.ipynb #fa4223e7
 belief_only = dict(win=0.0, traj_len=0.0, invalid=0.0, repeated=0.0, valid_bonus=0.0, belief_weight=1.0)   # `turn_rewards`' belief term alone
 
 class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
@@ -83,7 +84,7 @@ class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
     @vf.metric
     async def questions(self, trace:vf.Trace) -> float: return float(trace.info["game"]["n_questions"])
 
-# %% ../nbs/27_verifiers.ipynb #875a5052
+# %% ../nbs/27_verifiers.ipynb #1ad63b96
 class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
     "One task per game of the run, in `twentyq play`'s order, prompted with the protocol's opening."
     def load(self):
@@ -95,7 +96,7 @@ class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
             yield TwentyQTask(TwentyQData(id=f"{g['secret']}#{g['iteration']}", name=g["secret"], prompt=P.questioner_chat(new_game(P, **g)),
                                           spec=asdict(spec), game=g, fresh_context=P.questioner_chat is not chat_so_far), c.task)
 
-# %% ../nbs/27_verifiers.ipynb #6d874c2e
+# %% ../nbs/27_verifiers.ipynb #1f91b3e2
 @functools.cache
 def samplings(spec:RunSpec) -> tuple[Sampling, Sampling]:
     "(the questioner's, the judge's) sampling of a run whose players are named (`run_config`'s), once per run."
@@ -104,14 +105,13 @@ def samplings(spec:RunSpec) -> tuple[Sampling, Sampling]:
 
 def _body(s:Sampling, seed) -> dict:
     "The request's sampling fields, as `serving.OpenAIBackend` sends them."
-    extra = dict(chat_template_kwargs=template_kw) | ({"top_k": s.top_k} if s.top_k else {})
-    return dict(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed, extra_body=extra)
+    return dict(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed, extra_body=server_fields(s, template_kw))
 
 def _wire(prompt) -> list[dict]:
     if isinstance(prompt, str): return [{"role": "user", "content": prompt}]
     return [{"role": m.role, "content": content_text(m.content)} for m in prompt]
 
-# %% ../nbs/27_verifiers.ipynb #9f848828
+# %% ../nbs/27_verifiers.ipynb #7bf7661b
 class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
     "The questioner: one chat completion per turn, in-process, through the rollout's interception endpoint."
     APPENDS_SYSTEM_PROMPT = True
@@ -131,7 +131,7 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
         if data.fresh_context: return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls, data.model_copy(update={"prompt": messages}))
         return await super().resume(ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url)
 
-# %% ../nbs/27_verifiers.ipynb #3f520f80
+# %% ../nbs/27_verifiers.ipynb #080f748e
 class TwentyQEnvConfig(vf.EnvConfig):
     "`--env.*`: the players."
     questioner: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())   # the policy (`--env.questioner.*`)
@@ -154,7 +154,7 @@ def _shown(game, P) -> list[dict]:
     msgs = game["messages"]
     return msgs[max(i for i, m in enumerate(msgs) if m["role"] == "assistant") + 1:]
 
-# %% ../nbs/27_verifiers.ipynb #8e1b8e02
+# %% ../nbs/27_verifiers.ipynb #89a19c51
 class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
     "A game: the questioner (the policy) asks, the protocol and the judge answer."
     async def judge_reply(self, P, game, chat, spec):
