@@ -135,13 +135,54 @@ def test_cia_belief_gain(report):
     t = pd.read_csv(out/"cia_belief_gain.csv")
     assert t.turn.tolist() == [1, 2, 3] and t.n.tolist() == [2, 2, 1] and t["mean"].tolist() == pytest.approx([0, 2, 2])
     c = card(out, "cia_belief_gain")
-    assert c["has_data"] and c["note"] == "mean gain per turn over all turns: q +1.20 nats" and c["rests_on"]["games"] == 2   # (1 + 3 + 2 - 1 + 1) / 5
+    assert c["has_data"] and c["reading"] == "Mean gain of the own belief per turn: q +1.20 nats" and c["rests_on"]["games"] == 2   # (1 + 3 + 2 - 1 + 1) / 5
+
+def test_readings(report):
+    "Each item's one-line reading, from the numbers above: the best pass@1 per protocol, the reference beliefs' first and last states, the flip."
+    out, _ = report
+    assert card(out, "table1_pass_at_1")["reading"] == "Most games won, per protocol: cia q 50%; evals-shortlist q 0%; paper q 33%"
+    assert card(out, "fig3_counterfactual")["reading"] == "Mean belief from the first to the last state: q -8.5 → -3.0 nats"   # (-9 - 8) / 2, (-4 - 2) / 2
+    assert card(out, "fig4_flip")["reading"] == "The flip lowers the mean belief for 1 of 1 scorers: q -2.75 nats"          # (-4 - 1.5) / 2
+    assert card(out, "table5_reward_hacks")["reading"] == "No questioner is flagged."
 
 def test_index_page_has_every_item(report):
     out, _ = report
     from twentyq.report import write_index
     html = write_index(out).read_text()
     for n in paper_notebooks: assert n in html
+    cards = [json.loads(p.read_text()) for p in out.glob("*.json")]
+    for c in cards: assert c["reading"] or f"{c['stem']}.png" not in c["files"], c["stem"]   # every figure comes with its reading
+
+def test_index_first_screen_in_chromium(report, tmp_path):
+    """The index in headless Chromium, 1280 x 800: the first screen shows Table 1's reading and its whole figure, loaded, and no table
+    longer than 15 rows is open (a 40-row table without a figure is on the page, collapsed). A screenshot goes to reports/browser/report.png."""
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, ensure_playwright
+    if why := ensure_chromium(): pytest.skip(why)
+    ensure_playwright()
+    from playwright.sync_api import sync_playwright
+    from twentyq.report import write_index, save_item
+    import shutil
+    out = tmp_path/"out"; shutil.copytree(report[0], out)
+    long = pd.DataFrame(dict(questioner="reports/embedded/models/smollm2-135m-grpo", turn=range(40), win_rate=0.0))
+    save_item(out, "fig7_long_table", "A table of 40 rows, no figure", table=long)                       # long tables: never open
+    index = write_index(out, settings=dict(case="hand-built"), links={"transcripts.md": "one game per protocol and questioner"})
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=dict(width=1280, height=800))
+        page.goto(index.as_uri()); page.wait_for_load_state("load")
+        fig = page.locator("img[src='table1_pass_at_1.png']")
+        box = fig.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        assert fig.evaluate("i => i.complete && i.naturalWidth > 0")
+        reading = page.locator("#table1_pass_at_1 + p.reading")
+        assert reading.inner_text().startswith("Most games won") and reading.bounding_box()["y"] < box["y"]
+        rows = page.evaluate("() => [...document.querySelectorAll('table')].map(t => [t.rows.length - 1, t.checkVisibility()])")   # false inside a closed <details>
+        assert max(n for n, _ in rows) == 30                                    # the long table is on the page (its first 30 rows) ...
+        assert all(n <= 15 for n, shown in rows if shown) and any(shown for _, shown in rows), rows   # ... but no long table is open
+        assert "SmolLM2-135M +GRPO" in page.locator("#fig7_long_table ~ details").first.text_content()  # players under display names
+        shot = Path(__file__).resolve().parent.parent/"reports"/"browser"/"report.png"; shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot))
+        browser.close()
 
 def test_notebooks_on_small_real_runs(tmp_path):
     "Defaults: the real runs in tests/fixtures (tiny models, nothing won): every notebook runs and says what it cannot show."

@@ -14,10 +14,10 @@ from .metrics import crosscheck, judge_won, verified_win
 from .edits import shortest_successful, flip_penultimate
 
 # %% auto #0
-__all__ = ['solve_group_names', 'load_runs', 'model_label', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn',
-           'outcome_pairs', 'stars', 'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference',
-           'solve_groups', 'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs',
-           'report_inputs', 'report_dir', 'reference_inputs', 'reward_hacks']
+__all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn', 'outcome_pairs',
+           'stars', 'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups',
+           'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs',
+           'report_dir', 'reference_inputs', 'reward_hacks']
 
 # %% ../nbs/11_analysis.ipynb #c9c067f5
 def load_runs(runs_dir:Path|str, # a folder of run folders
@@ -33,12 +33,6 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     b = [load_beliefs(dirs[i], belief_prompt=belief_prompt) for i in keep]
     b = pd.concat(b, ignore_index=True) if b else pd.DataFrame(columns=belief_columns)
     return g, b
-
-# %% ../nbs/11_analysis.ipynb #50ca680f
-def model_label(name:str, # a model name, hub id or folder
-               ) -> str:
-    "The last part of `name`, for titles and legends."
-    return str(name).rstrip("/").rsplit("/", 1)[-1]
 
 # %% ../nbs/11_analysis.ipynb #3b2b41df
 def _need(df:pd.DataFrame, *cols:str, what:str="table"):

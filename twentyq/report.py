@@ -10,11 +10,11 @@ import html, json, time
 from pathlib import Path
 import pandas as pd
 from .core import repo_root
-from .runs import plain
+from .runs import plain, model_label
 
 # %% auto #0
-__all__ = ['paper_notebooks', 'slug', 'basis', 'save_item', 'nothing_to_show', 'failed_item', 'write_index', 'notebooks_dir',
-           'notebook_title', 'run_notebooks', 'run_model_notebooks']
+__all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'failed_item',
+           'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/10_report.ipynb #224377d7
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip",
@@ -54,6 +54,7 @@ def save_item(out:Path|str, # report folder
               settings:dict|None=None, # the models and settings that made it
               rests_on:dict|None=None, # what it rests on (`basis`)
               has_data:bool|None=None, # whether it shows data (None: it does if it has a figure, or a table and no note)
+              reading:str|None=None, # what the item shows, in one line, read first (display names: `model_label`)
              ) -> dict:
     "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -61,7 +62,7 @@ def save_item(out:Path|str, # report folder
     if fig is not None:
         for ext in ("png", "svg"): fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
-    card = dict(stem=stem, title=title, note=note, files=files, settings=plain(settings or {}), rests_on=plain(rests_on or {}),
+    card = dict(stem=stem, title=title, reading=reading, note=note, files=files, settings=plain(settings or {}), rests_on=plain(rests_on or {}),
                 has_data=fig is not None or (table is not None and len(table) > 0 and not note) if has_data is None else has_data)
     (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
     return card
@@ -98,26 +99,44 @@ def _order(stem:str) -> tuple:
     nb = _notebook_of(stem)
     return (paper_notebooks.index(nb) if nb else len(paper_notebooks), stem != nb, stem)
 
-def _table_html(out:Path, stem:str) -> str:
+model_columns = ("questioner", "judge", "scorer", "reference")   # table columns that name players, shown by `model_label`
+max_open_rows = 15   # a table longer than this is never shown open
+
+def _e(x) -> str: return html.escape(str(x))
+
+def _shown_table(t:pd.DataFrame) -> str:
+    "HTML of table `t`: players under display names (the full name in a tooltip), every cell escaped."
+    t = t.copy()
+    for c in t.columns:
+        if c in model_columns: t[c] = [f"<span title='{_e(v)}'>{_e(model_label(v))}</span>" if isinstance(v, str) else v for v in t[c]]
+        elif t[c].dtype == object: t[c] = [_e(v) if isinstance(v, str) else v for v in t[c]]
+    return t.to_html(index=False, escape=False, float_format=lambda v: f"{v:.4g}")
+
+def _table_html(out:Path, stem:str, open_:bool=False) -> str:
+    "The item's table in a `<details>` block, its CSV linked from the summary; open only when asked and short."
     t = pd.read_csv(out/f"{stem}.csv")
-    more = f"first 30 of {len(t)} rows; all in " if len(t) > 30 else ""
-    return t.head(30).to_html(index=False, float_format=lambda v: f"{v:.4g}") + f"<p>{more}<a href='{stem}.csv'>{stem}.csv</a></p>"
+    more = f" (the first 30 of {len(t)} here)" if len(t) > 30 else ""
+    is_open = " open" if open_ and len(t) <= max_open_rows else ""
+    return (f"<details{is_open}><summary>table: {len(t)} row{'s' * (len(t) != 1)}{more} · <a href='{_e(stem)}.csv'>{_e(stem)}.csv</a></summary>"
+            f"{_shown_table(t.head(30))}</details>")
 
 def _card_html(c:dict, out:Path) -> str:
-    "One report item as HTML."
-    e = lambda x: html.escape(str(x))
-    parts = [f"<h2 id='{e(c['stem'])}'>{e(c['title'])}</h2>"]
+    "One report item as HTML: title, reading, figure, note, basis, the table collapsed, the notebook and settings."
+    parts = [f"<h2 id='{_e(c['stem'])}'>{_e(c['title'])}</h2>"]
     if c.get("error"):
-        link = f"<a href='{e(c['notebook'])}'>{e(c['notebook'])}</a>"
-        return "\n".join(parts + [f"<p class='error'><b>Failed:</b> {e(c['error'])}. The traceback is in {link}.</p>"])
-    if c.get("rests_on"): parts.append(f"<p class='basis'>Rests on {e(_basis_text(c['rests_on']))}.</p>")
-    if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {e(c['note'])}</p>")
-    if f"{c['stem']}.png" in c["files"]: parts.append(f"<img src='{e(c['stem'])}.png' style='max-width:900px'>")
-    if f"{c['stem']}.csv" in c["files"]: parts.append(_table_html(out, c["stem"]))
+        link = f"<a href='{_e(c['notebook'])}'>{_e(c['notebook'])}</a>"
+        return "\n".join(parts + [f"<p class='error'><b>Failed:</b> {_e(c['error'])}. The traceback is in {link}.</p>"])
+    if c.get("reading"): parts.append(f"<p class='reading'>{_e(c['reading'])}</p>")
+    has_fig = f"{c['stem']}.png" in c["files"]
+    if has_fig: parts.append(f"<img src='{_e(c['stem'])}.png' alt='{_e(c['title'])}'>")
+    if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {_e(c['note'])}</p>")
+    if c.get("rests_on"): parts.append(f"<p class='basis'>Rests on {_e(_basis_text(c['rests_on']))}.</p>")
+    if f"{c['stem']}.csv" in c["files"]: parts.append(_table_html(out, c["stem"], open_=not has_fig))
     nb = f"notebooks/{_notebook_of(c['stem'])}.ipynb"
-    if _notebook_of(c["stem"]) and (out/nb).exists(): parts.append(f"<p>made by <a href='{nb}'>{nb}</a></p>")
-    parts.append(f"<details><summary>settings</summary><pre>{e(json.dumps(c['settings'], indent=1))}</pre></details>")
+    if _notebook_of(c["stem"]) and (out/nb).exists(): parts.append(f"<p class='basis'>made by <a href='{nb}'>{nb}</a></p>")
+    parts.append(f"<details><summary>settings</summary><pre>{_e(json.dumps(c['settings'], indent=1))}</pre></details>")
     return "\n".join(parts)
+
 
 # %% ../nbs/10_report.ipynb #0fcfbd5e
 def _reference_html(out:Path) -> str:
@@ -130,29 +149,37 @@ def _reference_html(out:Path) -> str:
             f"from {r['n_games']} games, {r.get('n_won', '?')} won), {r['n_flipped']} with a flipped penultimate answer; "
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
+_style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em} h2{margin:.8em 0 .3em}"
+          " .toc{font-size:85%;color:#555} .toc a{white-space:nowrap} .reading{font-size:110%;margin:.2em 0 .5em}"
+          " img{max-width:100%;max-height:460px} .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
+          " .basis{color:#555;font-size:90%;margin:.3em 0} summary{cursor:pointer;color:#333}"
+          " table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
+
+def _head_html(out:Path, cards:list, settings:dict|None, links:dict|None) -> str:
+    "The page's head: the counts, a one-line list of the items, the files, and (collapsed) the reference games and run settings."
+    state = lambda c: " (failed)" if c.get("error") else "" if c["has_data"] else " (nothing to show)"
+    n_failed, n_data = sum(bool(c.get("error")) for c in cards), sum(bool(c["has_data"]) for c in cards)
+    head = f"<p>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} with nothing to show, {n_failed} failed.</p>"
+    head += "<p class='toc'>" + " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}" for c in cards) + "</p>"
+    if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(what)}'>{_e(f)}</a>" for f, what in links.items()) + "</p>"
+    about = _reference_html(out) + (f"<pre>{_e(json.dumps(plain(settings), indent=1))}</pre>" if settings else "")
+    return head + (f"<details><summary>run settings and reference games</summary>{about}</details>" if about else "")
+
 def write_index(out:Path|str, # report folder holding the JSON cards of `save_item`
                 title:str="twentyq report", # page title
                 settings:dict|None=None, # the run's settings, in a collapsed block
                 links:dict|None=None, # more files of the report to link: {file name: what it is}
                ) -> Path:
-    "One HTML page showing every item of the report in the paper's order, with what it rests on and its settings."
+    "One HTML page showing every item of the report in the paper's order: its reading and figure first, the rest collapsed."
     out = Path(out)
     cards = [json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "reference"]
     cards = sorted((c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c), key=lambda c: _order(c["stem"]))
     if not cards: raise ValueError(f"no report items (JSON cards of save_item) in {out}")
-    state = lambda c: " (failed)" if c.get("error") else "" if c["has_data"] else " (nothing to show)"
-    toc = "".join(f"<li><a href='#{html.escape(c['stem'])}'>{html.escape(c['title'])}</a>{state(c)}</li>" for c in cards)
-    n_failed, n_data = sum(bool(c.get("error")) for c in cards), sum(bool(c["has_data"]) for c in cards)
-    head = f"<p>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} with nothing to show, {n_failed} failed.</p>"
-    head += _reference_html(out) + "".join(f"<p><a href='{f}'>{f}</a>: {what}</p>" for f, what in (links or {}).items())
-    if settings: head += f"<details><summary>run settings</summary><pre>{html.escape(json.dumps(plain(settings), indent=1))}</pre></details>"
     body = "\n<hr>\n".join(_card_html(c, out) for c in cards)
-    style = ("body{font-family:sans-serif;max-width:1000px;margin:auto} .note{background:#fff3cd;padding:.5em}"
-             " .error{background:#f8d7da;padding:.5em}"
-             " .basis{color:#555} table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
-    (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style>"
-                                  f"</head><body><h1>{html.escape(title)}</h1>{head}<ul>{toc}</ul>\n{body}\n</body></html>", encoding="utf-8")
+    (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{_style}</style>"
+                                  f"</head><body><h1>{_e(title)}</h1>{_head_html(out, cards, settings, links)}\n{body}\n</body></html>", encoding="utf-8")
     return out/"index.html"
+
 
 # %% ../nbs/10_report.ipynb #b1c5a059
 def notebooks_dir() -> Path:

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 # %% auto #0
-__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'new_record', 'new_turn', 'check_record', 'toy_game',
-           'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked', 'hold_run', 'holds',
-           'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of',
-           'import_inspect']
+__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'display_names', 'trainings', 'new_record', 'new_turn',
+           'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked',
+           'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain',
+           'records_of', 'model_label', 'import_inspect']
 
 # %% ../nbs/15_runs.ipynb #420354fb
 game_fields = {
@@ -297,6 +297,19 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
     "Game records of `games`, as JSON would hold them (the `run` column of `load_run` dropped)."
     if isinstance(games, pd.DataFrame): games = games.drop(columns=["run"], errors="ignore").to_dict("records")
     return [plain(dict(r)) for r in games]
+
+# %% ../nbs/15_runs.ipynb #0fef63cd
+display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet", "wordnet-judge": "WordNet judge"}
+trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}   # the suffix of a trained model's folder (`<base>-<suffix>`), and its label
+
+def model_label(name:str, # a model name, hub id or folder
+               ) -> str:
+    "The display name of player `name`, for titles, legends and tables."
+    last = str(name).rstrip("/").rsplit("/", 1)[-1]
+    base, _, suffix = last.rpartition("-")
+    if base and suffix in trainings: return f"{model_label(base)} {trainings[suffix]}"
+    return display_names.get(last, last)
+
 
 # %% ../nbs/15_runs.ipynb #0f266b00
 def _log_games(log) -> tuple[list[dict], int]:
