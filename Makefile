@@ -92,6 +92,7 @@ bench: $(STAMP) $(VLLM_STAMP)
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_rollout.py
 	$(BIN)/python benchmarks/bench_beliefs.py
+	$(BIN)/python benchmarks/bench_rl_beliefs.py
 	$(BIN)/python benchmarks/bench_serving.py
 
 clean-nbs: $(STAMP)

@@ -2,15 +2,15 @@
 figure notebooks executed on the small fixture runs, no scorer for the replay page, MkDocs in strict mode).
 
 Checked on the built HTML: the nav is the reading order and its titles are the notebooks' headings, the home page is the
-README's notebook, each API page has exactly the module's public names in notebook order with their parameter tables, the
-paper's figures are drawn, search knows the API entries, the replay page is linked, and no page loads anything from
-outside the site."""
-import inspect, json, re, subprocess, sys
+README's notebook, each API page (rendered by mkdocstrings) has exactly the module's public names, with their signatures
+and the parameter tables from their docments, the paper's figures are drawn, search knows the API entries, the replay
+page is linked, and no page loads anything from outside the site."""
+import html, importlib, inspect, json, re, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 import pytest, yaml
 from fastcore.docments import docments
-from twentyq.docs import build_docs, nav_files, nb_module, nb_title, notebooks, public_names
+from twentyq.docs import build_docs, nav_files, nb_module, nb_title, notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS = ROOT/"nbs"
@@ -72,33 +72,79 @@ def test_home_is_the_readme_notebook(site):
     assert 'class="md-search__input"' in h            # the search box is on every page
 
 
-def test_api_pages_have_the_public_names_in_notebook_order(site):
+def api_ids(site, mod) -> list[tuple[str, str]]:
+    "(heading level, id) of each entry of a module's API page, in order: h2 its names, h3 their methods."
+    return [(t, a["id"]) for t, a in Tags(page(site, f"api/{mod.split('.')[-1]}.html")).tags if t in ("h2", "h3") and a.get("id", "").startswith(mod + ".")]
+
+
+def test_api_pages_have_the_public_names_only(site):
     from twentyq import _modidx
     for p in notebooks(NBS):
         if not (mod := nb_module(p)): continue
-        tags = Tags(page(site, f"api/{mod.split('.')[-1]}.html")).tags
-        ids = [a["id"] for t, a in tags if t == "h3" and "id" in a]
-        assert ids == public_names(mod), mod
-        private = [s.split(".")[-1] for s in _modidx.d["syms"].get(mod, {}) if s.split(".")[-1].startswith("_")]
-        assert not any(i.split(".")[-1].startswith("_") for i in ids) and not set(private) & set(ids)
-    beliefs = public_names("twentyq.beliefs")
-    assert beliefs.index("score_beliefs") < beliefs.index("score_run") and "_attention_masks" in str(_modidx.d["syms"])
+        ids = api_ids(site, mod)
+        names = [i.removeprefix(mod + ".") for t, i in ids if t == "h2"]
+        assert sorted(names) == sorted(importlib.import_module(mod).__all__), mod          # __all__, each once
+        assert all(t == "h3" for t, i in ids if i.removeprefix(mod + ".").count(".") == 1), mod   # a class's methods under it
+        assert not any(part.startswith("_") for t, i in ids for part in i.split(".")), mod     # no private name, no dunder method
+        private = {s for s in _modidx.d["syms"].get(mod, {}) if s.split(".")[-1].startswith("_")}
+        assert private.isdisjoint(i for t, i in ids)
+    beliefs = [i for t, i in api_ids(site, "twentyq.beliefs")]   # in the order of the notebook
+    assert beliefs.index("twentyq.beliefs.score_beliefs") < beliefs.index("twentyq.beliefs.score_run")
+    assert "twentyq.beliefs._frame" in str(_modidx.d["syms"])
+    backend = [i for t, i in api_ids(site, "twentyq.backend")]
+    assert {"twentyq.backend.HFBackend.generate", "twentyq.backend.HFBackend.kv_bytes_per_token"} <= set(backend)   # @patch methods, a property
+    assert backend.index("twentyq.backend.HFBackend") < backend.index("twentyq.backend.HFBackend.generate")
+    assert "twentyq.replay.Replay.show" in [i for t, i in api_ids(site, "twentyq.replay")]
+
+
+def params_tables(site, rel, anchor) -> list[list[list[str]]]:
+    "The tables of the entry `anchor` of the page `rel` (up to the next entry), each a list of rows of cell texts, the header first."
+    p = Tags(page(site, rel))
+    at = next(i for i, (t, a) in enumerate(p.tags) if a.get("id") == anchor)
+    end = next((i for i, (t, a) in enumerate(p.tags) if i > at and t in ("h2", "h3")), len(p.tags))
+    starts = [i for i, (t, a) in enumerate(p.tags) if at < i < end and t == "table"] + [end]
+    out = []
+    for a, b in zip(starts, starts[1:]):
+        cells = [c for i, c in p.cells if a < i <= b]
+        n = 4 if cells[:1] == ["Name"] else 2
+        out.append([cells[i:i+n] for i in range(0, len(cells), n)])
+    return out
+
+
+def signature(site, rel, anchor) -> str:
+    "The text of the signature of the entry `anchor` of the page `rel`."
+    h = page(site, rel)
+    sig = re.search(r'<div class="doc-signature highlight"><pre>(.*?)</pre>', h[h.index(f'id="{anchor}"'):], re.S).group(1)
+    return html.unescape(re.sub(r"<[^>]+>", "", sig)).strip()
 
 
 def test_score_beliefs_entry_has_its_parameter_table(site):
     from twentyq.beliefs import score_beliefs
-    p = Tags(page(site, "api/beliefs.html"))
-    at = next(i for i, (t, a) in enumerate(p.tags) if a.get("id") == "score_beliefs")
-    table = next(i for i, (t, a) in enumerate(p.tags) if i > at and t == "table")
-    end = next((i for i, (t, a) in enumerate(p.tags) if i > table and t == "h3"), len(p.tags))
-    cells = [c for i, c in p.cells if table < i <= end]
-    params, dm = list(inspect.signature(score_beliefs).parameters), docments(score_beliefs)
-    assert cells[:4] == ["parameter", "type", "default", "details"]
-    rows = [cells[i:i+4] for i in range(4, len(cells), 4)]
-    assert [r[0] for r in rows] == params + ["returns"]
-    for name, ty, default, details in rows[:-1]:
+    assert signature(site, "api/beliefs.html", "twentyq.beliefs.score_beliefs").startswith(
+        "score_beliefs(games, scorer, elicitation: str = 'Is the secret word', candidates=None, run: str | None = None,")
+    params, returns = params_tables(site, "api/beliefs.html", "twentyq.beliefs.score_beliefs")
+    names, dm = list(inspect.signature(score_beliefs).parameters), docments(score_beliefs)
+    assert params[0] == ["Name", "Type", "Description", "Default"] and [r[0] for r in params[1:]] == names
+    for name, ty, details, default in params[1:]:
         assert details == dm[name].replace("`", ""), name      # `code` in a docment renders as code
-    assert dict((r[0], r[1:3]) for r in rows)["elicitation"] == ["str", "'Is the secret word'"]
+    rows = {r[0]: r for r in params[1:]}
+    assert rows["elicitation"] == ["elicitation", "str", "E, the start of the questioner's guess", "'Is the secret word'"]
+    assert rows["games"][1:] == ["", "list of game records, or a games.jsonl file / run folder", "required"]
+    assert returns == [["Type", "Description"], ["DataFrame", ""]]
+
+
+def test_docments_of_a_method_and_a_class(site):
+    assert signature(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs") == \
+        "game_beliefs(game: dict, scorer: str, belief_prompt: str = 'paper') -> list[float]"
+    params, _ = params_tables(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs")
+    assert params[1] == ["game", "dict", "a game record", "required"]
+    params, returns = params_tables(site, "api/backend.html", "twentyq.backend.HFBackend.generate")   # a method added with @patch
+    assert params[-1] == ["**template_kw", "", "extra chat-template variables (e.g. enable_thinking=False)", "{}"]
+    assert returns[1] == ["list[str]", ""]
+    (params,) = params_tables(site, "api/rollout.html", "twentyq.rollout.RunSpec")                 # a dataclass: its fields
+    assert params[1] == ["questioner", "str", "questioner model: embedded name, local folder or Hugging Face id", "'smollm2-135m'"]
+    assert params_tables(site, "api/metrics.html", "twentyq.metrics.judge_won") == []               # no docments: no table
+    assert signature(site, "api/metrics.html", "twentyq.metrics.judge_won") == "judge_won(record) -> bool"
 
 
 def test_paper_figures_are_executed_and_drawn(site):
@@ -121,9 +167,9 @@ def test_notebook_pages_are_nbdev_s(site):
 
 def test_search_index_has_the_api_entries(site):
     docs = json.loads(page(site, "search/search_index.json"))["docs"]
-    entry = [d for d in docs if d["location"] == "api/beliefs.html#score_beliefs"]
+    entry = [d for d in docs if d["location"] == "api/beliefs.html#twentyq.beliefs.score_beliefs"]
     assert len(entry) == 1 and entry[0]["title"] == "score_beliefs" and "scoring model" in entry[0]["text"]
-    assert any(d["location"] == "api/replay.html#Replay.show" for d in docs)
+    assert any(d["location"] == "api/replay.html#twentyq.replay.Replay.show" for d in docs)
 
 
 def test_replay_page_is_linked_from_the_replay_notebook(site):

@@ -68,7 +68,8 @@ def test_search_score_beliefs_and_read_its_parameters(served):
             page.screenshot(path=str(SHOTS/"docs_home.png"))
             # search, and follow the result to the API entry
             box = page.locator("input.md-search__input")
-            hit = page.locator('a.md-search-result__link[href*="api/beliefs.html"][href$="#score_beliefs"]').first
+            anchor = "twentyq.beliefs.score_beliefs"   # mkdocstrings' anchor: the object's path
+            hit = page.locator(f'a.md-search-result__link[href*="api/beliefs.html"][href$="#{anchor}"]').first
             box.click()
             t0 = time.time()
             while True:   # the search worker loads its index after the page: what is typed before it is ready is dropped
@@ -76,14 +77,16 @@ def test_search_score_beliefs_and_read_its_parameters(served):
                 try: hit.wait_for(state="visible", timeout=5000); break
                 except PlaywrightTimeout: assert time.time() - t0 < WAIT/1000, "the search found no API entry for score_beliefs"
             hit.click()
-            page.wait_for_url("**/api/beliefs.html*#score_beliefs")
-            expect(page.locator("h3#score_beliefs")).to_be_in_viewport()
-            # its parameters: the first table after the heading, one row per parameter with its docment, then what it returns
-            table = page.locator("xpath=//h3[@id='score_beliefs']/following::table[1]")
+            page.wait_for_url(f"**/api/beliefs.html*#{anchor}")
+            expect(page.locator(f'h2[id="{anchor}"]')).to_be_in_viewport()
+            expect(page.locator(f'xpath=//h2[@id="{anchor}"]/following::div[contains(@class, "doc-signature")][1]')).to_contain_text(
+                "score_beliefs(games, scorer, elicitation: str = 'Is the secret word'")
+            # its parameters: the first table after the heading (mkdocstrings'), one row per parameter with its docment
+            table = page.locator(f"xpath=//h2[@id='{anchor}']/following::table[1]")
             expect(table).to_be_visible()
             rows = table.locator("tbody tr")
             names = [rows.nth(i).locator("td").first.inner_text().strip() for i in range(rows.count())]
-            assert names == list(inspect.signature(score_beliefs).parameters) + ["returns"]
+            assert names == list(inspect.signature(score_beliefs).parameters)
             for name, doc in docments(score_beliefs).items():
                 if doc and name != "return": expect(rows.nth(names.index(name))).to_contain_text(doc.replace("`", ""))
             page.screenshot(path=str(SHOTS/"docs_score_beliefs.png"))

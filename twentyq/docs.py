@@ -6,9 +6,9 @@ Docs: https://twentyq.github.io/twentyq/docs.html.md"""
 
 # %% ../nbs/13_docs.ipynb #05255dec
 from __future__ import annotations
-import argparse, ast, html, importlib, inspect, json, pprint, re, shutil, tempfile, time
+import argparse, ast, html, importlib, inspect, json, pkgutil, re, shutil, tempfile, time
 from pathlib import Path
-import nbformat
+import griffe, nbformat
 from fastcore.meta import delegates
 from fastcore.docments import docments
 from .core import repo_root
@@ -18,9 +18,9 @@ from .replay import replay_html, rescore, replay_css
 
 
 # %% auto #0
-__all__ = ['replay_candidates', 'replay_notebook', 'notebooks', 'nb_title', 'nb_module', 'public_names', 'signature_md',
-           'params_table', 'symbol_markdown', 'api_markdown', 'api_index', 'execute_notebook', 'clean_notebook',
-           'replay_markdown', 'nav_files', 'stage_docs', 'build_docs', 'main']
+__all__ = ['replay_candidates', 'replay_notebook', 'notebooks', 'nb_title', 'nb_module', 'docments_sections', 'DocmentsExtension',
+           'api_markdown', 'api_index', 'execute_notebook', 'clean_notebook', 'replay_markdown', 'nav_files',
+           'stage_docs', 'build_docs', 'main']
 
 # %% ../nbs/13_docs.ipynb #2514412c
 def notebooks(nbs_path:Path|str|None=None, # the notebooks folder (default: the project's nbs/)
@@ -47,103 +47,87 @@ def nb_module(path:Path|str, # a notebook
         if m: return f"twentyq.{m.group(1)}"
 
 # %% ../nbs/13_docs.ipynb #15619eae
-def _defined(node):
-    "The names a top-level statement defines: functions, classes and their methods (Class.method), assigned names."
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        a = node.args.args[0].annotation if node.args.args else None
-        patched = any(getattr(d, "id", None) == "patch" for d in node.decorator_list) and isinstance(a, ast.Name)
-        return [f"{a.id}.{node.name}" if patched else node.name]
-    if isinstance(node, ast.ClassDef):
-        return [node.name] + [f"{node.name}.{n.name}" for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-    return []
-
-def public_names(module:str, # e.g. "twentyq.beliefs"
-                ) -> list[str]:
-    "The public names of `module` in notebook order: its `__all__`, each class followed by its public methods."
-    mod = importlib.import_module(module)
-    pub, names = list(getattr(mod, "__all__", [])), []
-    for node in ast.parse(Path(mod.__file__).read_text()).body:
-        for name in _defined(node):
-            cls, _, meth = name.rpartition(".")
-            if name not in names and ((cls in pub and not meth.startswith("_")) if cls else name in pub): names.append(name)
-    return names + [n for n in pub if n not in names]
-
-# %% ../nbs/13_docs.ipynb #b76c8ba5
-def _resolve(module, qualname):
-    obj = importlib.import_module(module)
-    for part in qualname.split("."): obj = getattr(obj, part)
-    return obj.fget if isinstance(obj, property) else obj
-
 def _anno(a): return a if isinstance(a, str) else inspect.formatannotation(a)
 
-def _params(obj):
-    "The parameters of `obj` but `self` (a class: of its constructor); None where it has no signature."
-    try: ps = list(inspect.signature(obj).parameters.values())
-    except (TypeError, ValueError): return None
-    return [p for p in ps if p.name != "self"]
+_star = {inspect.Parameter.VAR_POSITIONAL: ("*", "()"), inspect.Parameter.VAR_KEYWORD: ("**", "{}")}   # prefix, default shown
 
-def _param_str(p):
-    s = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
-    if p.annotation is not p.empty: s += ":" + _anno(p.annotation)
-    return s + ("=" + repr(p.default) if p.default is not p.empty else "")
+def docments_sections(obj, # a function or method, or a class (its constructor's parameters, or a dataclass's fields)
+                      parameters:griffe.Parameters|None=None, # griffe's parameters of `obj`, whose types link (default: the signature's)
+                      returns=None, # griffe's return annotation of `obj` (default: the signature's)
+                     ) -> list[griffe.DocstringSection]:
+    "Griffe docstring sections of the docments of `obj`: its parameters, then what it returns; [] if no parameter has a docment."
+    try: sig, dm = inspect.signature(obj), docments(obj, args_kwargs=True)
+    except Exception: return []   # no signature, or no source (e.g. a dataclass's generated methods)
+    ps, gp = [p for p in sig.parameters.values() if p.name not in ("self", "cls")], {p.name: p for p in parameters or []}
+    if not any(dm.get(p.name) for p in ps): return []
+    rows = []
+    for p in ps:
+        (star, empty), g = _star.get(p.kind, ("", None)), gp.get(p.name)
+        anno = g.annotation if g else None if p.annotation is p.empty else _anno(p.annotation)
+        value = (g.default if g else None if p.default is p.empty else repr(p.default)) or empty
+        rows.append(griffe.DocstringParameter(star + p.name, description=dm.get(p.name) or "", annotation=anno, value=value))
+    out = [griffe.DocstringSectionParameters(rows)]
+    ret = None if inspect.isclass(obj) or sig.return_annotation is sig.empty else returns or _anno(sig.return_annotation)
+    if ret is not None or dm.get("return"):
+        out.append(griffe.DocstringSectionReturns([griffe.DocstringReturn("", description=dm.get("return") or "", annotation=ret)]))
+    return out
 
-def signature_md(name:str, # the name shown, e.g. "Replay.show"
-                 obj, # the function, method or class
-                 width:int=80, # wrap the parameters at this width
-                ) -> str:
-    "The signature of `obj` as a python code block, without its docments (they go in the table)."
-    ps, parts = _params(obj) or [], []
-    for i, p in enumerate(ps):
-        if p.kind == p.KEYWORD_ONLY and not any(q.kind in (q.KEYWORD_ONLY, q.VAR_POSITIONAL) for q in ps[:i]): parts.append("*")
-        parts.append(_param_str(p))
-    lines, cur = [], f"{'class ' if inspect.isclass(obj) else ''}{name}("
-    for i, s in enumerate(parts):
-        s += ", " if i < len(parts) - 1 else ""
-        if len(cur) + len(s) > width and cur.strip(): lines.append(cur.rstrip()); cur = "    "
-        cur += s
-    return "```python\n" + "\n".join(lines + [cur + ")"]) + "\n```"
+# %% ../nbs/13_docs.ipynb #b76c8ba5
+def _with_sections(obj, sections):
+    "Add `sections` to the parsed docstring of the griffe object `obj` (made empty where it has none)."
+    if not sections: return
+    if obj.docstring is None: obj.docstring = griffe.Docstring("", parent=obj)
+    obj.docstring.__dict__["parsed"] = obj.docstring.parse() + sections   # `parsed` is a cached property
+
+def _assignments(path):
+    "name -> the top-level `name = value` statement of the source at `path` that defines it last."
+    return {t.id: n for n in ast.parse(Path(path).read_text()).body if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+
+class DocmentsExtension(griffe.Extension):
+    "Griffe extension for fastcore code read by dynamic analysis: docments as parameter tables, nbdev's public names."
+    def on_module_node(self, *, node, **kwargs):
+        "Import a package's submodules, so that griffe finds them."
+        obj = getattr(node, "obj", None)
+        for m in pkgutil.iter_modules(getattr(obj, "__path__", []), f"{getattr(obj, '__name__', '')}."):
+            try: importlib.import_module(m.name)
+            except ImportError: pass   # a module whose extra is not installed is left out
+    def on_function_instance(self, *, node, func, **kwargs):
+        "A public function's docments as its parameters."
+        if hasattr(node, "obj") and not func.name.startswith("_"):
+            _with_sections(func, docments_sections(node.obj, func.parameters, func.returns))
+    def on_class_members(self, *, node, cls, **kwargs):
+        "A class's docments as its parameters; its methods not starting with `_` and its properties as its members."
+        if not hasattr(node, "obj"): return
+        for name in [n for n, m in cls.members.items() if m.is_alias and n.startswith("_")]:
+            cls.del_member(name)   # e.g. a Protocol's __init__, from typing: an alias griffe cannot resolve
+        init = cls.members.get("__init__")
+        _with_sections(cls, docments_sections(node.obj, init.parameters if init else None))
+        fields = getattr(node.obj, "__dataclass_fields__", {})   # in the parameters already
+        for n, m in cls.members.items():
+            if n.startswith("_") or n in fields or (isinstance(m, griffe.Attribute) and "property" not in m.labels): m.public = False
+    def on_attribute_instance(self, *, node, attr, **kwargs):
+        "No docstring but a property's: inspection gives an attribute its value's."
+        if hasattr(node, "obj") and "property" not in attr.labels: attr.docstring = None
+    def on_module_members(self, *, node, mod, **kwargs):
+        "The module's docstring without nbdev's `Docs:` link; its attributes' lines and values from the source."
+        if not hasattr(node, "obj"): return
+        if mod.docstring: mod.docstring.value = mod.docstring.value.split("\n\nDocs:")[0]
+        if not str(mod.filepath).endswith(".py"): return
+        src, stmts = Path(mod.filepath).read_text(), _assignments(mod.filepath)
+        for name, m in mod.members.items():
+            if isinstance(m, griffe.Attribute) and name in stmts:
+                n = stmts[name]; m.lineno, m.endlineno, m.value = n.lineno, n.end_lineno, ast.get_source_segment(src, n.value)
 
 # %% ../nbs/13_docs.ipynb #896f0c28
 def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
 
-def params_table(obj, # the function, method or class
-                ) -> str:
-    "The parameters of `obj` as a markdown table (name, type, default, details from the docments); '' if none has a docment."
-    ps = _params(obj)
-    try: dm = docments(obj)
-    except Exception: dm = {}
-    if not ps or not any(dm.get(p.name) for p in ps): return ""
-    rows = ["| parameter | type | default | details |", "| --- | --- | --- | --- |"]
-    for p in ps:
-        ty = _anno(p.annotation) if p.annotation is not p.empty else ""
-        de = f"`{_cell(repr(p.default))}`" if p.default is not p.empty else ""
-        rows.append(f"| `{p.name}` | {_cell(ty)} | {de} | {_cell(dm.get(p.name) or '')} |")
-    ret = inspect.signature(obj).return_annotation if not inspect.isclass(obj) else inspect.Signature.empty
-    if ret is not inspect.Signature.empty or dm.get("return"):
-        rows.append(f"| **returns** | {_cell(_anno(ret)) if ret is not inspect.Signature.empty else ''} | | {_cell(dm.get('return') or '')} |")
-    return "\n".join(rows)
-
-# %% ../nbs/13_docs.ipynb #231aac63
-def symbol_markdown(module:str, # e.g. "twentyq.replay"
-                    qualname:str, # e.g. "Replay.show"
-                   ) -> str:
-    "One public name as markdown: a heading (anchor: the name), its signature, docstring and parameters, or its value."
-    obj, head = _resolve(module, qualname), f"### {qualname} {{ #{qualname} }}\n\n"
-    if not callable(obj):
-        lines = f"{qualname} = {pprint.pformat(obj, width=80, compact=True)}".splitlines()
-        return head + "```python\n" + "\n".join(lines[:25] + ["…"]*(len(lines) > 25)) + "\n```\n"
-    return head + "\n\n".join([signature_md(qualname, obj), inspect.getdoc(obj) or "", params_table(obj)]) + "\n"
-
 def api_markdown(module:str, # e.g. "twentyq.beliefs"
                  notebook:str|None=None, # its notebook, relative to nbs/ (for a link back)
                 ) -> str:
-    "The API page of `module`: its docstring, a link to its notebook, then every public name in notebook order."
-    doc = (importlib.import_module(module).__doc__ or "").split("\n\nDocs:")[0].strip()
+    "The API page of `module`: its title, a link to its notebook, then mkdocstrings renders the module (options in mkdocs.yml)."
     src = f"Written in the notebook [{nb_title(repo_root/'nbs'/notebook)}](../{notebook}).\n\n" if notebook else ""
-    return f"# {module}\n\n{doc}\n\n{src}" + "\n".join(symbol_markdown(module, n) for n in public_names(module))
+    return f"# {module}\n\n{src}::: {module}\n"
 
 def api_index(modules:list[str], # the modules, in the order of the nav
              ) -> str:
@@ -268,7 +252,7 @@ def stage_docs(docs:Path|str, # folder to write the site's sources into (emptied
         done("notebook", rel.as_posix(), _stage_notebook(nbp, rel, docs, run, timeout, cell_timeout), t0)
         if mod := nb_module(nbp):
             t0 = time.time(); (docs/"api"/f"{mod.split('.')[-1]}.md").write_text(api_markdown(mod, rel.as_posix()))
-            done("api", mod, f"{len(public_names(mod))} names", t0)
+            done("api", mod, f"::: {mod}", t0)
     pos = {f: i for i, f in enumerate(nav or [])}
     mods = sorted((r["name"] for r in rows if r["kind"] == "api"), key=lambda m: pos.get(f"api/{m.split('.')[-1]}.md", len(pos)))
     (docs/"api"/"index.md").write_text(api_index(mods))
