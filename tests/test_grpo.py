@@ -56,6 +56,18 @@ def test_turn_credit_records_what_recomputes_it_changes_the_weights_and_resumes(
     tr = grpo("smollm2-135m", out, steps=2, **CIA)
     assert tr.state.global_step == 2 and sorted(g["grpo_step"] for g in read_jsonl(out/"games.jsonl")) == [0] * 4 + [1] * 4
 
+@pytest.mark.parametrize("kw", [TINY, CIA], ids=["game-credit", "turn-credit"])
+def test_micro_batches_train_the_same_step(tmp_path, kw):
+    "One game per forward and backward pass, the gradient accumulated over the step's 4, updates the weights as all 4 at once (within float error)."
+    grpo("smollm2-135m", tmp_path/"whole", steps=1, **kw); grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, **kw)
+    plays = [[(g["game_id"], [t["question"] for t in g["turns"]]) for g in read_jsonl(tmp_path/d/"games.jsonl")] for d in ("whole", "micro")]
+    assert plays[0] == plays[1]                                                      # the same games
+    w0 = load_model("smollm2-135m")[0].state_dict()
+    whole, micro = (load_model(str(tmp_path/d), cache=False)[0].state_dict() for d in ("whole", "micro"))
+    step = torch.cat([(whole[k] - w0[k]).flatten() for k in w0]); diff = torch.cat([(whole[k] - micro[k]).flatten() for k in w0])
+    assert step.norm() > 0 and diff.norm() < 1e-2 * step.norm(), (diff.norm(), step.norm())
+    with pytest.raises(ValueError, match="must divide"): grpo("smollm2-135m", tmp_path/"odd", steps=1, micro_batch=3, **kw)
+
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
     r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],
                        capture_output=True, text=True)

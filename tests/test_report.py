@@ -215,16 +215,23 @@ def test_reproduce_tiny(tmp_path):
     scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
                           model_free=dict(limit=3, max_questions=13))
     train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
-                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1)
+                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1, micro_batch=1)
     try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m,wordnet", scorers="smollm2-135m", scale="tiny")
     finally: del scales["tiny"], train_scales["tiny"]
-    sft, grpo = str(tmp_path/"models"/"smollm2-135m-sft"), str(tmp_path/"models"/"smollm2-135m-grpo")
-    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper", "cia") for q in ("smollm2-135m", sft, grpo, "wordnet")])
+    sft, grpo, delta = (str(tmp_path/"models"/f"smollm2-135m-{k}") for k in ("sft", "grpo", "delta"))
+    assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper", "cia") for q in ("smollm2-135m", sft, grpo, delta, "wordnet")])
     assert {"k", "mean_at_k", "mean_at_k_std", "pass_at_k"} <= set(t.columns) and t.k.eq(1).all()                   # Mean@k and Pass@k in every row
     cia = pd.read_parquet(tmp_path/"runs"/"cia--smollm2-135m"/"beliefs-smollm2-135m--cia.parquet")             # own beliefs, the successor's prompt
     assert set(cia.belief_prompt) == {"cia"} and sorted(cia.turn) == list(range(len(cia)))
     assert not (tmp_path/"runs"/"cia--smollm2-135m"/"beliefs-smollm2-135m.parquet").exists()                  # no paper-prompt scoring of cia runs
     assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
+    trained = {k: read_jsonl(tmp_path/"models"/f"smollm2-135m-{k}"/"games.jsonl") for k in ("grpo", "delta")}
+    assert all(g["protocol"] == "cia" and len(g["turn_rewards"]) == len(g["turns"]) for g in trained["delta"])      # ΔBelief-RL: cia, rewards per turn
+    card_t = pd.read_csv(tmp_path/"training_curves.csv").set_index(["credit", "step"])                             # the training card, by hand
+    for k, credit in [("grpo", "game"), ("delta", "turn")]:
+        gs = trained[k]
+        assert card_t.loc[(credit, 0), "mean_reward"] == pytest.approx(np.mean([g["reward"]["reward"] for g in gs]))
+        assert card_t.loc[(credit, 0), "mean_gain"] == pytest.approx(np.mean([(g["beliefs"][-1] - g["beliefs"][0]) / len(g["turns"]) for g in gs]))
     assert not list((tmp_path/"models").glob("*/checkpoint-*"))                         # finished trainings keep no checkpoints
     n = t.set_index(["protocol", "questioner"]).n
     assert n[("paper", "wordnet")] == 3 and n[("paper", "smollm2-135m")] == 1     # the model-free sizes; the teacher's train games are not in the report
@@ -234,13 +241,18 @@ def test_reproduce_tiny(tmp_path):
     assert len(ref) == 1 and ref[0]["won"] and json.loads((tmp_path/"reference-play"/"paper--wordnet"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0
     assert "wordnet" in set(pd.read_parquet(tmp_path/"runs"/"paper--wordnet"/"beliefs-wordnet.parquet").scorer)   # its own beliefs: the ideal observer
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
-    for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json"]: assert (tmp_path/f).exists(), f
+    for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json", "steps.csv"]: assert (tmp_path/f).exists(), f
+    steps = pd.read_csv(tmp_path/"steps.csv").set_index("step")                  # each step's wall time and peak memory
+    assert {"train: SFT", "train: GRPO", "train: ΔBelief-RL", "play paper--smollm2-135m", "score paper--smollm2-135m with SmolLM2-135M",
+            "score cia--smollm2-135m with SmolLM2-135M (cia prompt)", "reference: play", "report: figure and model notebooks"} <= set(steps.index)
+    assert (steps.seconds > 0).all() and steps.peak_gb.between(0.05, 64).all() and steps.loc["train: SFT", "peak_gb"] > 0.5   # a model's weights and more
+    assert steps.loc["report: figure and model notebooks", "child_peak_gb"] > 0.05                                   # papermill's kernels
     cards = [json.loads(p.read_text()) for p in tmp_path.glob("*.json") if p.stem != "reference"]
     page = (tmp_path/"index.html").read_text()
     for c in cards: assert html.escape(c["title"]) in page and not c.get("error") and (c["has_data"] or c["note"]), c
     has = {c["stem"]: c["has_data"] for c in cards}
-    assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min"]), has
+    assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min", "training_curves"]), has
     scorers = set(pd.read_csv(tmp_path/"fig3_counterfactual.csv").scorer)
-    assert scorers == {"smollm2-135m", sft, grpo, "wordnet"}                          # the models beside the ideal observer
+    assert scorers == {"smollm2-135m", sft, grpo, delta, "wordnet"}                          # the models beside the ideal observer
     ref = json.loads((tmp_path/"reference.json").read_text())
     assert ref["n_reference"] == ref["n_won"] - ref["n_false_wins"] and "Reference games:" in page

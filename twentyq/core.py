@@ -6,12 +6,14 @@ Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #c6042941
 from __future__ import annotations
-import hashlib, os, random
+import ctypes, hashlib, gc, os, random, re, resource, time
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256']
+__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'reset_peak_memory',
+           'peak_memory_gb', 'free_memory', 'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -64,3 +66,34 @@ def file_sha256(path:Path|str, # file to hash
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1<<20), b""): h.update(chunk)
     return h.hexdigest()
+
+# %% ../nbs/00_core.ipynb #3d38b230
+def reset_peak_memory() -> bool:
+    "Start a new peak of this process's resident memory (Linux); False where it cannot be reset."
+    try: Path("/proc/self/clear_refs").write_text("5"); return True
+    except OSError: return False
+
+def peak_memory_gb() -> float:
+    "Peak resident memory of this process in GiB: since the last `reset_peak_memory` on Linux, else since it started."
+    try: return int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)) / 2**20
+    except (OSError, AttributeError): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # kB on Linux
+
+def free_memory():
+    "Collect garbage and return freed heap pages to the system (glibc's malloc_trim, where there is one)."
+    gc.collect()
+    try: ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError): pass
+
+@contextmanager
+def measured(rows:list, # the measurement is appended here: dict(step, seconds, peak_gb, child_peak_gb)
+             step:str, # what the block does
+            ):
+    "Time the block and take the peak resident memory of this process during it (and of a child process that ended in it)."
+    reset_peak_memory()
+    kids, t = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
+    try: yield
+    finally:
+        k = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(peak_memory_gb(), 2),
+                         child_peak_gb=round(k / 2**20, 2) if k > kids else None))
+

@@ -9,7 +9,7 @@ __all__ = ['game_completion', 'policy_backend', 'play_group', 'group_rewards', '
            'rollout_reward', 'turn_credit_trainer', 'grpo', 'grpo_cmd']
 
 # %% ../nbs/18_grpo.ipynb #4252a4a5
-import copy, json, os
+import json, os
 import numpy as np
 from collections import deque
 from dataclasses import replace
@@ -78,11 +78,10 @@ def group_rewards(games:list[dict], # finished games
                   repeat_penalty:float=0.1, # per repeated question
                   hackable:bool=False, # reward the judge's word alone
                  ) -> list[dict]:
-    "A `rewards.reward_row` per game."
-    lps = [None] * len(games)
-    if belief_weight:
-        lps = score_games(games, policy)
-    return [reward_row(g, lp, belief_weight, invalid_penalty, repeat_penalty, hackable) for g, lp in zip(games, lps)]
+    "A `rewards.reward_row` per game, with the `beliefs` (log b_0 … log b_T) it was given when the belief term is on."
+    lps = score_games(games, policy) if belief_weight else [None] * len(games)
+    return [reward_row(g, lp, belief_weight, invalid_penalty, repeat_penalty, hackable) | ({} if lp is None else {"beliefs": [float(x) for x in lp]})
+            for g, lp in zip(games, lps)]
 
 # %% ../nbs/18_grpo.ipynb #e88fcbd1
 def turn_credit(games:list[dict], # finished games of one step
@@ -136,7 +135,9 @@ def make_rollout(tok, # the policy's tokenizer
         finally: model.train(was_training)
         for p, r, c in zip(prompts, rewards, credits):
             if c: r["reward"], c["group"] = float(sum(c["turn_rewards"])), p   # the game-level reward TRL logs; the group it was normalised in
-        for g, r, c in zip(games, rewards, credits): append_jsonl(out/"games.jsonl", {**g, "grpo_step": step, "reward": r, **c})
+        for g, r, c in zip(games, rewards, credits):   # beliefs: as scored for the reward (the paper's prompt, or cia's for a turn credit)
+            b = r.pop("beliefs", None)
+            append_jsonl(out/"games.jsonl", {**g, "grpo_step": step, "reward": r, **({"beliefs": b} if b else {}), **c})
         done = [game_completion(tok, g) for g in games]
         if credit == "turn": trainer.turn_credit = ([d["env_mask"] for d in done], [c["turn_advantages"] for c in credits])
         return dict(prompt_ids=[d["prompt_ids"] for d in done], completion_ids=[d["completion_ids"] for d in done], logprobs=None,
@@ -155,11 +156,13 @@ def _drop_after(games_file:Path, step:int):
     tmp = games_file.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in keep)); os.replace(tmp, games_file)
 
-def _grpo_config(out, on_cpu, seed, n_games, games_per_secret, steps, save_steps, args):
-    "TRL's GRPOConfig for one generation and one optimizer step per step, overridden by `args`."
+def _grpo_config(out, on_cpu, seed, n_games, games_per_secret, steps, save_steps, args, micro_batch=0):
+    "TRL's GRPOConfig for one generation and one optimizer step per step, the gradient accumulated over micro-batches; `args` override."
     from trl import GRPOConfig
+    mb = micro_batch or n_games
+    if n_games % mb: raise ValueError(f"micro_batch={micro_batch} must divide the games of a step ({n_games})")
     kw = dict(output_dir=str(out), report_to="none", logging_steps=1, seed=seed, data_seed=seed, max_steps=steps,
-              per_device_train_batch_size=n_games, num_generations=games_per_secret, gradient_accumulation_steps=1,
+              per_device_train_batch_size=mb, num_generations=games_per_secret, gradient_accumulation_steps=n_games // mb,
               save_strategy="steps" if save_steps else "no", save_total_limit=2, learning_rate=1e-6, beta=0.0,
               gradient_checkpointing=False)   # TRL's default trades compute for memory a small model does not need
     if save_steps: kw["save_steps"] = save_steps
@@ -203,6 +206,7 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
          steps:int=2, # optimizer steps
          secrets_per_step:int=2, # secrets per step
          games_per_secret:int=5, # games per secret (the group; the paper: 5)
+         micro_batch:int=0, # games per forward and backward pass, the step's gradient accumulated over them (0: all at once); less memory
          protocol:str="paper", # protocol name
          max_questions:int=20, # questions per game
          questioner_max_tokens:int=64, # longest questioner reply
@@ -234,10 +238,9 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
     cia = _cia_weights(reward, credit, protocol, belief_weight, cia_win, cia_traj_len, cia_invalid, cia_repeated, belief_lambda)
     rows = load_secrets(secrets).head(limit) if limit else load_secrets(secrets)
     if len(rows) < secrets_per_step: raise ValueError(f"{secrets}: {len(rows)} secrets, fewer than secrets_per_step={secrets_per_step}")
-    pm, tok = load_model(model, device=device, dtype="float32")
-    pm = copy.deepcopy(pm)   # load_model's cached instance serves rollouts elsewhere and must not change
+    pm, tok = load_model(model, device=device, dtype="float32", cache=False)   # its own: the cached instance serves rollouts elsewhere
     settings = dict(model=model, judge=judge, judge_engine=judge_engine, secrets=secrets, limit=limit, steps=steps, secrets_per_step=secrets_per_step,
-                    games_per_secret=games_per_secret, protocol=protocol, max_questions=max_questions, questioner_max_tokens=questioner_max_tokens,
+                    games_per_secret=games_per_secret, micro_batch=micro_batch, protocol=protocol, max_questions=max_questions, questioner_max_tokens=questioner_max_tokens,
                     judge_max_tokens=judge_max_tokens, belief_weight=belief_weight, invalid_penalty=invalid_penalty, repeat_penalty=repeat_penalty,
                     hackable=hackable, reward=reward, credit=credit, cia_weights=cia, seed=seed, lora=bool(lora),
                     args={k: str(v) for k, v in args.items()})
@@ -252,7 +255,7 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
                                 max_questions=max_questions, judge_name=judge),
                            dict(belief_weight=belief_weight, invalid_penalty=invalid_penalty, repeat_penalty=repeat_penalty, hackable=hackable),
                            cia, credit)
-    cfg = _grpo_config(out, pm.device.type == "cpu", seed, secrets_per_step * games_per_secret, games_per_secret, steps, save_steps, args)
+    cfg = _grpo_config(out, pm.device.type == "cpu", seed, secrets_per_step * games_per_secret, games_per_secret, steps, save_steps, args, micro_batch)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")   # rollout_func is marked experimental in TRL 1.x
     trainer = (turn_credit_trainer() if credit == "turn" else GRPOTrainer)(model=pm, reward_funcs=[rollout_reward], args=cfg, train_dataset=Dataset.from_dict({"prompt": list(table)}),
                           processing_class=tok, rollout_func=rollout, peft_config=lora_config(lora))

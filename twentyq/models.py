@@ -9,13 +9,13 @@ from __future__ import annotations
 import importlib.util, json, logging, os, shutil, time
 from dataclasses import dataclass
 from pathlib import Path
-from .core import cache_dir, pick_device, pick_dtype
+from .core import cache_dir, pick_device, pick_dtype, free_memory
 
 log = logging.getLogger(__name__)
 
 # %% auto #0
 __all__ = ['log', 'gemma_chat_template', 'embedded_models', 'Embedded', 'ModelLoadError', 'gguf_path', 'converted_path',
-           'resolve_model', 'load_model']
+           'resolve_model', 'load_model', 'release_models']
 
 # %% ../nbs/01_models.ipynb #e34a4c36
 gemma_chat_template = (
@@ -116,11 +116,12 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
                device:str|None=None, # "cpu", "cuda", ...; None picks CUDA when present
                dtype=None, # torch dtype or its name; None: float32 on CPU, bfloat16 on CUDA
                chat_template:str|None=None, # a Jinja chat template for models that ship none
+               cache:bool=True, # keep it for later calls (False: a fresh instance, the caller's own, e.g. to train)
               ):
     "Load `name` as (model, tokenizer), ready for generation and scoring."
     device = pick_device(device); dtype = pick_dtype(device, dtype)
     key = (name, device, str(dtype), chat_template)
-    if key in _loaded: return _loaded[key]
+    if cache and key in _loaded: return _loaded[key]
     from transformers import AutoModelForCausalLM, AutoTokenizer
     where, source = resolve_model(name)
     def _hf(**kw): return (AutoTokenizer.from_pretrained(str(where), **kw),
@@ -140,5 +141,9 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
     if chat_template: tok.chat_template = chat_template
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     model.twentyq_source, model.twentyq_name = source, name
-    _loaded[key] = model, tok
+    if cache: _loaded[key] = model, tok
     return model, tok
+
+def release_models():
+    "Forget every model `load_model` keeps and hand their memory back (a model still referenced elsewhere stays)."
+    _loaded.clear(); free_memory()

@@ -7,10 +7,13 @@ Docs: https://twentyq.github.io/twentyq/pipeline.html.md"""
 # %% ../nbs/21_pipeline.ipynb #42095def
 from __future__ import annotations
 import shutil, time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import pandas as pd
-from .runs import load_run
+from .core import measured
+from .runs import load_run, model_label
+from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
 from .rollout import play
@@ -54,6 +57,7 @@ class Job:
     games: pd.DataFrame|None = None    # every game played (the play stage)
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
     failed: dict = field(default_factory=dict)   # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
+    log: list = field(default_factory=list)      # each step's wall time and peak memory (`core.measured`), in order
 
     @property
     def size(self) -> dict: return scales[self.scale]
@@ -79,36 +83,55 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
 # %% ../nbs/21_pipeline.ipynb #46f37843
 train_scales = {
     "embedded": dict(secrets=48, sft_steps=12, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=2, grpo_games=5, grpo_lr=1e-5,
-                     max_questions=8, questioner_max_tokens=32, belief_weight=0.5, save_steps=6),
+                     max_questions=8, questioner_max_tokens=32, belief_weight=0.5, save_steps=6, micro_batch=1),
     "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5, grpo_lr=1e-6,
-                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200),
+                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200, micro_batch=4),
 }
 
 def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
     "The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, against the knowledge judge, into `run`."
     play(questioner=questioner, judge="wordnet-judge", protocol="paper", secrets=secrets, limit=limit, max_questions=20, greedy=True, out=str(run), progress=False)
 
-def _train(out:Path, base:str, ts:dict) -> list[str]:
-    "Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, and after GRPO on that; the two model folders."
-    teacher, sft_dir, grpo_dir = out/"models"/"teacher--wordnet", out/"models"/f"{slug(base)}-sft", out/"models"/f"{slug(base)}-grpo"
+@contextmanager
+def _step(log:list, name:str):
+    "One step of the job, timed with its peak memory into `log`; the models it loaded are let go after it."
+    with measured(log, name):
+        try: yield
+        finally: release_models()
+
+def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, dict]]:
+    "The two trainings of the SFT model by GRPO: (name, folder, `grpo`'s options): the game's reward (+GRPO) and ΔBelief-RL's turn credit on cia (+ΔBelief)."
+    common = dict(judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"],
+                  games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
+                  learning_rate=ts["grpo_lr"], micro_batch=ts["micro_batch"], disable_tqdm=True)
+    base = sft_dir.name.removesuffix("-sft")
+    return [("GRPO", sft_dir.parent/f"{base}-grpo", dict(common, belief_weight=ts["belief_weight"])),
+            ("ΔBelief-RL", sft_dir.parent/f"{base}-delta", dict(common, protocol="cia", reward="cia", credit="turn"))]
+
+def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
+    """Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, then the SFT model after GRPO (+GRPO) and
+    after ΔBelief-RL (+ΔBelief); the three model folders."""
+    teacher, sft_dir = out/"models"/"teacher--wordnet", out/"models"/f"{slug(base)}-sft"
     print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
-    _best_play("wordnet", "nouns_train", ts["secrets"], teacher)
+    with _step(log, "train: teacher games"): _best_play("wordnet", "nouns_train", ts["secrets"], teacher)
+    mb = ts["micro_batch"]   # rows per forward and backward pass; the gradient of a step accumulates over them
     if not (sft_dir/"config.json").exists():
         kept, report = sft_data([teacher])
         print(f"== train: SFT of {base} on {report} -> {sft_dir}")
-        sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"], per_device_train_batch_size=ts["batch_size"],
-            learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
-    if not (grpo_dir/"config.json").exists():
-        print(f"== train: GRPO of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x {ts['grpo_games']} games -> {grpo_dir}")
-        grpo(str(sft_dir), grpo_dir, judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"],
-             secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"],
-             questioner_max_tokens=ts["questioner_max_tokens"], belief_weight=ts["belief_weight"], learning_rate=ts["grpo_lr"], disable_tqdm=True)
-    for ckpt in [*sft_dir.glob("checkpoint-*"), *grpo_dir.glob("checkpoint-*")]: shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
-    return [str(sft_dir), str(grpo_dir)]
+        with _step(log, "train: SFT"):
+            sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"], per_device_train_batch_size=mb,
+                gradient_accumulation_steps=ts["batch_size"] // mb, learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
+    runs = _grpo_runs(sft_dir, ts)
+    for name, folder, kw in runs:
+        if (folder/"config.json").exists(): continue
+        print(f"== train: {name} of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x {ts['grpo_games']} games -> {folder}")
+        with _step(log, f"train: {name}"): grpo(str(sft_dir), folder, **kw)
+    for ckpt in [c for d in [sft_dir] + [f for _, f, _ in runs] for c in d.glob("checkpoint-*")]: shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
+    return [str(sft_dir)] + [str(f) for _, f, _ in runs]
 
 def train_stage(job:Job):
-    "Stage 0: `job.train` after SFT and after GRPO; both models join the questioners and the scorers."
-    trained = _train(job.out, job.train, train_scales[job.scale])
+    "Stage 0: `job.train` after SFT, GRPO and ΔBelief-RL; the three models join the questioners and the scorers."
+    trained = _train(job.out, job.train, train_scales[job.scale], job.log)
     job.questioners, job.scorers = job.questioners + trained, job.scorers + trained
 
 # %% ../nbs/21_pipeline.ipynb #99bb1d76
@@ -120,14 +143,15 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
-def _score_all(run:Path, scorers:list[str], engine:dict|None=None, belief_prompt:str="paper"):
+def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper"):
     "Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); `engine`: engine, server."
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
         print(f"== score {run.name} with {s}" + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
-        score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
+        with measured(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
+            score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
-def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, engine:dict|None=None) -> pd.DataFrame:
+def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None) -> pd.DataFrame:
     """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); every scorer on the paper runs, and each on its own cia
     games under the successor's belief prompt. All games as one table."""
     games = []
@@ -136,14 +160,15 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             run = out/"runs"/f"{protocol}--{slug(q)}"
             secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            games.append(play(questioner=q, judge=judge, protocol=protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
-            if protocol == "paper": _score_all(run, ss, engine)
-            if protocol == "cia" and q in ss: _score_all(run, [q], engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
+            with measured(log, f"play {run.name}"):
+                games.append(play(questioner=q, judge=judge, protocol=protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
+            if protocol == "paper": _score_all(run, ss, log, engine)
+            if protocol == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
     return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):
     "Stages 1 and 2: every game played and scored; `job.games` holds them all."
-    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.engine)
+    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine)
 
 # %% ../nbs/21_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -153,19 +178,20 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     _best_play(questioner, size["secrets"], size["limit"], run)
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, engine:dict|None=None) -> dict:
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list, engine:dict|None=None) -> dict:
     "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
-    runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs if is_model_free(q) or "paper" in ps]
+    with measured(log, "reference: play"):
+        runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs if is_model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
           f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, engine)
+    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, log, engine)
     return info
 
 def reference_stage(job:Job):
     "Stage 3: the reference games and their flipped copies, scored by every scorer."
-    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins, job.size, job.engine)
+    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins, job.size, job.log, job.engine)
 
 # %% ../nbs/21_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
@@ -182,10 +208,11 @@ def report_stage(job:Job):
     print(f"== report: figure notebooks -> {out/'notebooks'}")
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
                   questioners=job.questioners, scorers=job.scorers + job.ideal, settings=cfg)
-    failed = run_notebooks(out, params, job.figures or None)
-    model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
-    write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
-                                                  "notebooks/": "the executed figure notebooks", **model_links})
+    with measured(job.log, "report: figure and model notebooks"):
+        failed = run_notebooks(out, params, job.figures or None)
+        model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
+    write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner", "notebooks/": "the executed figure notebooks",
+                                                  "steps.csv": "wall time and peak memory of each step of the job", **model_links})
     job.table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
     job.failed = dict(figures=failed, models=failed_models)
     print(job.table.to_string(index=False))
@@ -196,10 +223,10 @@ stages = {"train": train_stage, "play and score": play_stage, "reference": refer
 def run_stages(job:Job, # the job
                names:list[str], # the stages to run, keys of `stages`, in order
               ) -> dict:
-    "Run the named stages on `job` in order; {name: seconds}."
+    "Run the named stages on `job` in order, letting go of the models each loaded; {name: seconds}."
     times = {}
     for name in names:
-        t = time.time(); stages[name](job); times[name] = time.time() - t
+        t = time.time(); stages[name](job); release_models(); times[name] = time.time() - t
     return times
 
 # %% ../nbs/21_pipeline.ipynb #e9b949db
@@ -220,7 +247,11 @@ def reproduce(out:str="reports/embedded", # report folder
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
     times = run_stages(job, [s for s in stages if s != "train" or job.train])
-    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items()) + ")")
+    steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
+    steps.to_csv(job.out/"steps.csv", index=False)
+    print("\n" + steps.to_string(index=False, na_rep=""))
+    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
+          + f"; peak memory {steps[['peak_gb', 'child_peak_gb']].max().max():.2f} GiB, {job.out/'steps.csv'})")
     if f := job.failed.get("figures"): raise RuntimeError(f"figure notebook(s) failed: {', '.join(f)} (their cards in {job.out/'index.html'} show the errors)")
     if f := job.failed.get("models"): raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
     return job.table

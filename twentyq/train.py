@@ -9,7 +9,6 @@ __all__ = ['sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 's
            'save_final', 'sft', 'sft_cmd']
 
 # %% ../nbs/16_train.ipynb #4bcd59cd
-import copy
 from pathlib import Path
 from fastcore.meta import delegates
 import pandas as pd
@@ -182,9 +181,8 @@ def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causa
     from datasets import Dataset
     from transformers import set_seed
     from trl import SFTTrainer
-    if isinstance(model, str):   # a copy: load_model's cached instance serves rollouts and must not change
-        model, tok = load_model(model, device=args.pop("device", None), dtype=args.pop("dtype", "float32"))
-        model = copy.deepcopy(model)
+    if isinstance(model, str):   # its own instance: load_model's cached one serves rollouts and must not change
+        model, tok = load_model(model, device=args.pop("device", None), dtype=args.pop("dtype", "float32"), cache=False)
     if tok is None: raise ValueError("sft: pass tok= with a loaded model")
     if not rows: raise ValueError("sft: no training rows")
     set_seed(seed)
