@@ -6,14 +6,14 @@ Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #c6042941
 from __future__ import annotations
-import ctypes, hashlib, gc, os, random, re, resource, time
+import ctypes, hashlib, gc, os, random, re, resource, threading, time
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'reset_peak_memory',
-           'peak_memory_gb', 'free_memory', 'measured']
+__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'free_memory',
+           'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -68,15 +68,10 @@ def file_sha256(path:Path|str, # file to hash
     return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #3d38b230
-def reset_peak_memory() -> bool:
-    "Start a new peak of this process's resident memory (Linux); False where it cannot be reset."
-    try: Path("/proc/self/clear_refs").write_text("5"); return True
-    except OSError: return False
-
-def peak_memory_gb() -> float:
-    "Peak resident memory of this process in GiB: since the last `reset_peak_memory` on Linux, else since it started."
-    try: return int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)) / 2**20
-    except (OSError, AttributeError): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # kB on Linux
+def _status_kb(field:str) -> int:
+    "A memory field of /proc/self/status in kB (VmRSS: resident now, VmHWM: its high-water mark); 0 where there is none."
+    try: return int(re.search(rf"{field}:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1))
+    except (OSError, AttributeError): return 0
 
 def free_memory():
     "Collect garbage and return freed heap pages to the system (glibc's malloc_trim, where there is one)."
@@ -85,15 +80,20 @@ def free_memory():
     except (OSError, AttributeError): pass
 
 @contextmanager
-def measured(rows:list, # the measurement is appended here: dict(step, seconds, peak_gb, child_peak_gb)
+def measured(rows:list, # the measurement is appended here: dict(step, seconds, peak_gb, child_peak_gb), memory in GiB
              step:str, # what the block does
+             every:float=0.05, # seconds between two readings of the resident memory
             ):
     "Time the block and take the peak resident memory of this process during it (and of a child process that ended in it)."
-    reset_peak_memory()
-    kids, t = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
+    peak, done = [_status_kb("VmRSS")], threading.Event()
+    def poll():
+        while not done.wait(every): peak[0] = max(peak[0], _status_kb("VmRSS"))
+    hwm, kids, t = _status_kb("VmHWM"), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
+    reader = threading.Thread(target=poll, daemon=True); reader.start()
     try: yield
     finally:
+        done.set(); reader.join()
+        top = max(peak[0], h if (h := _status_kb("VmHWM")) > hwm else 0)   # a new high-water mark is this block's, exactly
         k = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(peak_memory_gb(), 2),
-                         child_peak_gb=round(k / 2**20, 2) if k > kids else None))
+        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(top / 2**20, 2), child_peak_gb=round(k / 2**20, 2) if k > kids else None))
 

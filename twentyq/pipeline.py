@@ -148,7 +148,7 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
         print(f"== score {run.name} with {s}" + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
-        with measured(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
+        with _step(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None) -> pd.DataFrame:
@@ -160,7 +160,7 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             run = out/"runs"/f"{protocol}--{slug(q)}"
             secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            with measured(log, f"play {run.name}"):
+            with _step(log, f"play {run.name}"):
                 games.append(play(questioner=q, judge=judge, protocol=protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
             if protocol == "paper": _score_all(run, ss, log, engine)
             if protocol == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
@@ -180,7 +180,7 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
 
 def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list, engine:dict|None=None) -> dict:
     "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
-    with measured(log, "reference: play"):
+    with _step(log, "reference: play"):
         runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs if is_model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
@@ -208,7 +208,7 @@ def report_stage(job:Job):
     print(f"== report: figure notebooks -> {out/'notebooks'}")
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
                   questioners=job.questioners, scorers=job.scorers + job.ideal, settings=cfg)
-    with measured(job.log, "report: figure and model notebooks"):
+    with _step(job.log, "report: figure and model notebooks"):
         failed = run_notebooks(out, params, job.figures or None)
         model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
     write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner", "notebooks/": "the executed figure notebooks",
