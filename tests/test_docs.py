@@ -151,7 +151,7 @@ def test_paper_figures_are_executed_and_drawn(site):
     out, rows = site
     status = {r["name"]: r["status"] for r in rows if r["kind"] == "notebook"}
     paper = [p.relative_to(NBS).as_posix() for p in notebooks(NBS) if p.parent.name == "paper"]
-    assert len(paper) == 11 and all(status[p] == "executed" for p in paper), {p: status[p] for p in paper}   # 9 figures, the cia card, the model notebook
+    assert len(paper) == 12 and all(status[p] == "executed" for p in paper), {p: status[p] for p in paper}   # 9 figures, the cia and training cards, the model notebook
     assert status["07_beliefs.ipynb"] == "not executed"
     drawn = [p for p in paper if 'src="data:image/png;base64,' in page(site, p.replace(".ipynb", ".html"))]
     assert {"paper/table1_pass_at_1.ipynb", "paper/fig1_cumulative_win_rate.ipynb"} <= set(drawn), drawn

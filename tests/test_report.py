@@ -246,7 +246,6 @@ def test_reproduce_tiny(tmp_path):
     assert {"train: SFT", "train: GRPO", "train: ΔBelief-RL", "play paper--smollm2-135m", "score paper--smollm2-135m with SmolLM2-135M",
             "score cia--smollm2-135m with SmolLM2-135M (cia prompt)", "reference: play", "report: figure and model notebooks"} <= set(steps.index)
     assert (steps.seconds > 0).all() and steps.peak_gb.between(0.05, 64).all() and steps.loc["train: SFT", "peak_gb"] > 0.5   # a model's weights and more
-    assert steps.loc["report: figure and model notebooks", "child_peak_gb"] > 0.05                                   # papermill's kernels
     cards = [json.loads(p.read_text()) for p in tmp_path.glob("*.json") if p.stem != "reference"]
     page = (tmp_path/"index.html").read_text()
     for c in cards: assert html.escape(c["title"]) in page and not c.get("error") and (c["has_data"] or c["note"]), c

@@ -84,7 +84,7 @@ def measured(rows:list, # the measurement is appended here: dict(step, seconds, 
              step:str, # what the block does
              every:float=0.05, # seconds between two readings of the resident memory
             ):
-    "Time the block and take the peak resident memory of this process during it (and of a child process that ended in it)."
+    "Time the block and take the peak resident memory of this process during it (and of a child that ended in it, if above every earlier child's)."
     peak, done = [_status_kb("VmRSS")], threading.Event()
     def poll():
         while not done.wait(every): peak[0] = max(peak[0], _status_kb("VmRSS"))
