@@ -6,7 +6,8 @@ import numpy as np, pandas as pd, pytest
 import papermill as pm
 from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl
-from twentyq.report import paper_notebooks, notebooks_dir
+from twentyq.report import paper_notebooks, notebooks_dir, slug
+from twentyq.beliefs import beliefs_path
 from games import game as _game, write_run, write_beliefs
 
 def game(secret, iteration, answers, questioner="q", protocol="paper"):
@@ -215,7 +216,7 @@ def test_reproduce_tiny(tmp_path):
     scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
                           model_free=dict(limit=3, max_questions=13))
     train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
-                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1, micro_batch=1)
+                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1, grpo_save_steps=1, micro_batch=1)
     try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m,wordnet", scorers="smollm2-135m", scale="tiny")
     finally: del scales["tiny"], train_scales["tiny"]
     sft, grpo, delta = (str(tmp_path/"models"/f"smollm2-135m-{k}") for k in ("sft", "grpo", "delta"))
@@ -240,6 +241,10 @@ def test_reproduce_tiny(tmp_path):
     ref = read_jsonl(tmp_path/"reference-play"/"paper--wordnet"/"games.jsonl")      # the reference: its best play, greedy, 20 questions
     assert len(ref) == 1 and ref[0]["won"] and json.loads((tmp_path/"reference-play"/"paper--wordnet"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0
     assert "wordnet" in set(pd.read_parquet(tmp_path/"runs"/"paper--wordnet"/"beliefs-wordnet.parquet").scorer)   # its own beliefs: the ideal observer
+    run = lambda q: tmp_path/"runs"/f"paper--{slug(q)}"                          # who scored which paper run (pipeline.run_scorers)
+    scored = lambda q: sorted(p.name for p in run(q).glob("beliefs-*.parquet"))
+    assert scored("wordnet") == sorted(beliefs_path(run("wordnet"), s).name for s in ["smollm2-135m", sft, grpo, delta, "wordnet"])  # the reference's: all
+    for q in ["smollm2-135m", grpo]: assert scored(q) == sorted(beliefs_path(run(q), s).name for s in [q, "wordnet"])   # a model's: itself, the ideal observer
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json", "steps.csv"]: assert (tmp_path/f).exists(), f
     steps = pd.read_csv(tmp_path/"steps.csv").set_index("step")                  # each step's wall time and peak memory

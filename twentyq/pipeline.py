@@ -23,12 +23,12 @@ from .grpo import grpo
 from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_index, slug
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage', 'play_stage', 'reference_stage', 'settings_of',
-           'report_stage', 'run_stages', 'reproduce']
+__all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage', 'reference_stage',
+           'settings_of', 'report_stage', 'run_stages', 'reproduce']
 
 # %% ../nbs/21_pipeline.ipynb #2d4759ed
 scales = {
-    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=8, questioner_max_tokens=32, judge_max_tokens=48,
+    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24, judge_max_tokens=48,
                      model_free=dict(limit=16, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=None, judge_max_tokens=None),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
@@ -52,6 +52,7 @@ class Job:
     scale: str                    # a key of `scales`
     figures: list[str] = field(default_factory=list)   # the figure notebooks to run (empty: all)
     false_wins: bool = False      # let wins the cross-check rejects be reference games
+    all_pairs: bool = False       # every scorer on every paper run (`run_scorers`)
     train: str = ""               # the base questioner to fine-tune ("": none)
     engine: dict|None = None      # {"engine", "server"} of every model (None: in-process)
     games: pd.DataFrame|None = None    # every game played (the play stage)
@@ -66,7 +67,7 @@ class Job:
 
 # %% ../nbs/21_pipeline.ipynb #0842eaf3
 def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, scale:str, reference:str, figures:str,
-             false_wins:bool, train:str, engine:str, server:str|None) -> Job:
+             false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False) -> Job:
     "The `Job` that `reproduce`'s options describe, or a ValueError naming the option that is wrong."
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
     if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
@@ -77,16 +78,16 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
-    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures), false_wins, train,
+    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures), false_wins, all_pairs, train,
                None if engine == "hf" else dict(engine=engine, server=server))
 
 # %% ../nbs/21_pipeline.ipynb #46f37843
 train_scales = {
-    "embedded": dict(secrets=48, sft_steps=12, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=2, grpo_games=5, grpo_lr=1e-5,
-                     max_questions=8, questioner_max_tokens=32, belief_weight=0.5, save_steps=6, micro_batch=1),
+    "embedded": dict(secrets=24, sft_steps=6, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5, grpo_lr=1e-5,
+                     max_questions=6, questioner_max_tokens=24, belief_weight=0.5, save_steps=0, grpo_save_steps=0, micro_batch=1),
     "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5, grpo_lr=1e-6,
-                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200, micro_batch=4),
-}
+                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200, grpo_save_steps=10, micro_batch=4),
+}   # save_steps (SFT), grpo_save_steps: a checkpoint every so many steps, for a killed training to resume from (0: none; minutes at the embedded size)
 
 def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
     "The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, against the knowledge judge, into `run`."
@@ -103,7 +104,7 @@ def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, dict]]:
     "The two trainings of the SFT model by GRPO: (name, folder, `grpo`'s options): the game's reward (+GRPO) and ΔBelief-RL's turn credit on cia (+ΔBelief)."
     common = dict(judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"],
                   games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
-                  learning_rate=ts["grpo_lr"], micro_batch=ts["micro_batch"], disable_tqdm=True)
+                  learning_rate=ts["grpo_lr"], micro_batch=ts["micro_batch"], save_steps=ts["grpo_save_steps"], disable_tqdm=True)
     base = sft_dir.name.removesuffix("-sft")
     return [("GRPO", sft_dir.parent/f"{base}-grpo", dict(common, belief_weight=ts["belief_weight"])),
             ("ΔBelief-RL", sft_dir.parent/f"{base}-delta", dict(common, protocol="cia", reward="cia", credit="turn"))]
@@ -134,6 +135,16 @@ def train_stage(job:Job):
     trained = _train(job.out, job.train, train_scales[job.scale], job.log)
     job.questioners, job.scorers = job.questioners + trained, job.scorers + trained
 
+# %% ../nbs/21_pipeline.ipynb #6d605124
+def run_scorers(questioner:str, # whose paper games
+                scorers:list[str], # the job's scorers (the ideal observer among them)
+                reference:list[str], # the reference questioners: every scorer reads their games
+                all_pairs:bool=False, # every scorer on every questioner's games
+               ) -> list[str]:
+    "The scorers of `questioner`'s paper games: all of them for a reference questioner (or `all_pairs`), else itself and the model-free ones."
+    if all_pairs or questioner in reference: return list(scorers)
+    return [s for s in scorers if s == questioner or is_model_free(s)]
+
 # %% ../nbs/21_pipeline.ipynb #99bb1d76
 def _transcript(g:dict) -> str:
     "One game as markdown: each question with the judge's answer."
@@ -151,9 +162,10 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
         with _step(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
-def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None) -> pd.DataFrame:
-    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); every scorer on the paper runs, and each on its own cia
-    games under the successor's belief prompt. All games as one table."""
+def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
+              refs:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
+    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); each paper run scored by its `run_scorers`, and each
+    questioner's cia games by itself under the successor's belief prompt. All games as one table."""
     games = []
     for protocol in ps:
         for q in qs:
@@ -162,13 +174,14 @@ def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], siz
             print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
             with _step(log, f"play {run.name}"):
                 games.append(play(questioner=q, judge=judge, protocol=protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
-            if protocol == "paper": _score_all(run, ss, log, engine)
+            if protocol == "paper": _score_all(run, run_scorers(q, ss, refs, all_pairs), log, engine)
             if protocol == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
     return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):
     "Stages 1 and 2: every game played and scored; `job.games` holds them all."
-    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine)
+    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine,
+                          job.reference, job.all_pairs)
 
 # %% ../nbs/21_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -197,7 +210,7 @@ def reference_stage(job:Job):
 def settings_of(job:Job) -> dict:
     "The run settings the report shows (and the notebooks receive)."
     cfg = dict(questioners=job.questioners, judge=job.judge, scorers=job.scorers, protocols=job.protocols, reference=job.reference,
-               false_wins=job.false_wins, scale=job.scale, **job.size, **(job.engine or {}))
+               false_wins=job.false_wins, all_pairs=job.all_pairs, scale=job.scale, **job.size, **(job.engine or {}))
     if job.train: cfg["training"] = dict(base=job.train, **train_scales[job.scale])
     return cfg
 
@@ -239,12 +252,13 @@ def reproduce(out:str="reports/embedded", # report folder
               reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
               figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)
               false_wins:bool=False, # let wins the cross-check rejects be reference games
+              all_pairs:bool=False, # score every paper run with every scorer (default: own games, and the reference questioners' by all)
               train:str="smollm2-135m", # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and scorers; "": none
               engine:str="hf", # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm" (servers started per stage)
               server:str=None, # base URL(s) of the openai engine's servers
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
-    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server), time.time()
+    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server, all_pairs), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
     times = run_stages(job, [s for s in stages if s != "train" or job.train])
     steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
