@@ -16,7 +16,7 @@ from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
-from .rollout import play
+from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo
@@ -55,6 +55,7 @@ class Job:
     all_pairs: bool = False       # every scorer on every paper run (`run_scorers`)
     train: str = ""               # the base questioner to fine-tune ("": none)
     engine: dict|None = None      # {"engine", "server"} of every model (None: in-process)
+    trained: list[str] = field(default_factory=list)   # the models the training stage made (they joined questioners and scorers)
     games: pd.DataFrame|None = None    # every game played (the play stage)
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
     failed: dict = field(default_factory=dict)   # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
@@ -132,18 +133,19 @@ def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
 
 def train_stage(job:Job):
     "Stage 0: `job.train` after SFT, GRPO and ΔBelief-RL; the three models join the questioners and the scorers."
-    trained = _train(job.out, job.train, train_scales[job.scale], job.log)
-    job.questioners, job.scorers = job.questioners + trained, job.scorers + trained
+    job.trained = _train(job.out, job.train, train_scales[job.scale], job.log)
+    job.questioners, job.scorers = job.questioners + job.trained, job.scorers + job.trained
 
 # %% ../nbs/21_pipeline.ipynb #6d605124
 def run_scorers(questioner:str, # whose paper games
                 scorers:list[str], # the job's scorers (the ideal observer among them)
-                reference:list[str], # the reference questioners: every scorer reads their games
+                reference:list[str], # the reference questioners: the scorers read their games
+                trained:list[str]=(), # the job's trained models: they score their own games, not the reference questioners'
                 all_pairs:bool=False, # every scorer on every questioner's games
                ) -> list[str]:
-    "The scorers of `questioner`'s paper games: all of them for a reference questioner (or `all_pairs`), else itself and the model-free ones."
-    if all_pairs or questioner in reference: return list(scorers)
-    return [s for s in scorers if s == questioner or is_model_free(s)]
+    "The scorers of `questioner`'s paper games: itself and the ideal observers, and for a reference questioner every scorer not trained by the job."
+    if all_pairs: return list(scorers)
+    return [s for s in scorers if s == questioner or is_model_free(s) or (questioner in reference and s not in trained)]
 
 # %% ../nbs/21_pipeline.ipynb #99bb1d76
 def _transcript(g:dict) -> str:
@@ -163,25 +165,25 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
-              refs:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
-    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`); each paper run scored by its `run_scorers`, and each
-    questioner's cia games by itself under the successor's belief prompt. All games as one table."""
+              refs:list[str]=(), trained:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
+    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`), its protocols in one lockstep (`play_runs`); each paper run
+    scored by its `run_scorers`, and each questioner's cia games by itself under the successor's belief prompt. All games as one table."""
     games = []
-    for protocol in ps:
-        for q in qs:
-            run = out/"runs"/f"{protocol}--{slug(q)}"
-            secrets = "evals207" if protocol.startswith("evals") else size["secrets"]
-            print(f"== play {protocol}: {q} (questioner) vs {judge} (judge) -> {run}")
-            with _step(log, f"play {run.name}"):
-                games.append(play(questioner=q, judge=judge, protocol=protocol, **{**_size_of(size, q), "secrets": secrets}, out=str(run), **(engine or {})))
-            if protocol == "paper": _score_all(run, run_scorers(q, ss, refs, all_pairs), log, engine)
-            if protocol == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
+    for q in qs:
+        runs = {p: out/"runs"/f"{p}--{slug(q)}" for p in ps}
+        specs = [RunSpec(questioner=q, judge=judge, protocol=p, **{**_size_of(size, q), "secrets": "evals207" if p.startswith("evals") else size["secrets"]},
+                         **(engine or {})) for p in ps]
+        print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> {', '.join(r.name for r in runs.values())}")
+        with _step(log, f"play {model_label(q)}: {', '.join(ps)}"): games += play_runs(specs, [str(r) for r in runs.values()])
+        for p, run in runs.items():
+            if p == "paper": _score_all(run, run_scorers(q, ss, refs, trained, all_pairs), log, engine)
+            if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
     return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):
     "Stages 1 and 2: every game played and scored; `job.games` holds them all."
     job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine,
-                          job.reference, job.all_pairs)
+                          job.reference, job.trained, job.all_pairs)
 
 # %% ../nbs/21_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:

@@ -203,45 +203,62 @@ def _error_line(e:Exception) -> str:
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
 # %% ../nbs/10_report.ipynb #c402de73
+def _execute(src:str, dst:str, parameters:dict, cwd:str) -> tuple[str|None, float]:
+    "Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds)."
+    import papermill as pm
+    t0 = time.time()
+    try: pm.execute_notebook(src, dst, parameters=parameters, kernel_name="python3", progress_bar=False, cwd=cwd); err = None
+    except Exception as e: err = _error_line(e)
+    return err, time.time() - t0
+
+def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameters, cwd)
+                 workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
+                ):
+    "Yield (key, error or None, seconds) for each notebook of `todo` as it finishes."
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=mp.get_context("spawn")) as ex:   # spawn: the job holds torch's threads
+        futures = {ex.submit(_execute, *job): k for k, job in todo.items()}
+        for f in as_completed(futures): yield (futures[f], *f.result())
+
 def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/
                   parameters:dict, # papermill parameters, the same for every notebook
                   names:list[str]|None=None, # notebook names (default: `paper_notebooks`)
-                  progress:bool=True, # print one line per notebook
+                  progress:bool=True, # print one line per notebook as it finishes
+                  workers:int=2, # notebooks executed at once (each notebook's work is one kernel's, on one core)
                  ) -> list[str]:
     "Execute each figure notebook with papermill; return the names of those that failed (each has a failed card)."
-    import papermill as pm
-    out = Path(out); (out/"notebooks").mkdir(parents=True, exist_ok=True)
-    failed = []
+    out, todo, failed = Path(out), {}, set()
+    (out/"notebooks").mkdir(parents=True, exist_ok=True)
     for name in names or paper_notebooks:
-        src, dst, t0 = notebooks_dir()/f"{name}.ipynb", out/"notebooks"/f"{name}.ipynb", time.time()
+        src = notebooks_dir()/f"{name}.ipynb"
         if not src.exists(): raise FileNotFoundError(f"no figure notebook {src}; known: {', '.join(paper_notebooks)}")
         for old in _cards_of(out, name): old.unlink()     # cards of an earlier run of this notebook
-        try:
-            pm.execute_notebook(str(src), str(dst), parameters=parameters, kernel_name="python3", progress_bar=False, cwd=str(out))
-            if not _cards_of(out, name): raise RuntimeError("the notebook ran but wrote no report item")
-        except Exception as e: failed.append(name); failed_item(out, name, notebook_title(name), _error_line(e))
-        if progress: print(f"   {name}: {'failed' if name in failed else 'done'} ({time.time() - t0:.0f} s)")
-    return failed
+        todo[name] = (str(src), str(out/"notebooks"/f"{name}.ipynb"), parameters, str(out))
+    for name, err, secs in _execute_all(todo, workers):
+        if err is None and not _cards_of(out, name): err = "RuntimeError: the notebook ran but wrote no report item"
+        if err: failed.add(name); failed_item(out, name, notebook_title(name), err)
+        if progress: print(f"   {name}: {'failed' if err else 'done'} ({secs:.0f} s)")
+    return [n for n in todo if n in failed]
 
 # %% ../nbs/10_report.ipynb #7cd7f202
 def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/model--<model>.ipynb and .html
                         models:list[str], # the models, one notebook each
                         parameters:dict, # papermill parameters shared with the figure notebooks
-                        progress:bool=True, # print one line per model
+                        progress:bool=True, # print one line per model as its notebook finishes
+                        workers:int=2, # notebooks executed at once
                        ) -> tuple[dict, list[str]]:
     "({html file: link text} for the index, the models whose notebook failed)."
-    import papermill as pm
     from nbconvert import HTMLExporter
-    out, links, failed = Path(out), {}, []
+    out, links, errors = Path(out), {}, {}
     (out/"notebooks").mkdir(parents=True, exist_ok=True)
     keep = {k: v for k, v in parameters.items() if k in ("runs_dir", "out_dir", "reference_dir", "settings")}
-    for m in models:
-        dst, t0 = out/"notebooks"/f"model--{slug(m)}.ipynb", time.time()
-        try: pm.execute_notebook(str(notebooks_dir()/"model_report.ipynb"), str(dst), parameters=dict(keep, model=m), kernel_name="python3",
-                                 progress_bar=False, cwd=str(out))
-        except Exception as e: failed.append(m); print(f"   model notebook {m}: failed: {_error_line(e)}")
-        if dst.exists():
-            dst.with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst))[0])
-            links[f"notebooks/{dst.stem}.html"] = f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, transcripts" + (" (failed)" if m in failed else "")
-        if progress and m not in failed: print(f"   model notebook {m}: done ({time.time() - t0:.0f} s)")
-    return links, failed
+    dst = {m: out/"notebooks"/f"model--{slug(m)}.ipynb" for m in models}
+    todo = {m: (str(notebooks_dir()/"model_report.ipynb"), str(dst[m]), dict(keep, model=m), str(out)) for m in models}
+    for m, err, secs in _execute_all(todo, workers):
+        errors[m] = err
+        if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
+    for m in [m for m in models if dst[m].exists()]:   # the links in the models' order
+        dst[m].with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst[m]))[0])
+        links[f"notebooks/{dst[m].stem}.html"] = f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, transcripts" + (" (failed)" if errors[m] else "")
+    return links, [m for m in models if errors[m]]
