@@ -1,8 +1,9 @@
 """GRPO on whole games with SmolLM2 against the knowledge judge: one step changes the weights, and a rerun resumes from its checkpoint; the same
 with ΔBelief-RL's turn credit, whose records recompute their rewards and advantages."""
-import json, subprocess, sys
+import json, os, socket, subprocess, sys
+from pathlib import Path
 import numpy as np, pytest, torch
-from twentyq.grpo import grpo, game_completion, play_group, policy_backend
+from twentyq.grpo import grpo, game_completion, play_group, policy_backend, weights_sha256
 from twentyq.models import load_model
 from twentyq.players import player
 from twentyq.runs import read_jsonl
@@ -72,3 +73,23 @@ def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
     r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip() == "twentyq: error: credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)"
+
+def _free_port() -> int:
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
+def test_two_processes_split_the_secrets_and_stay_in_step(tmp_path):
+    "`accelerate launch --multi_gpu` with two real processes on the CPU (gloo): each plays its own secrets' games, the gradients are reduced, both end on the same weights."
+    out, bin_ = tmp_path/"ddp", Path(sys.executable).parent
+    cmd = [str(bin_/"accelerate"), "launch", "--multi_gpu", "--num_processes", "2",   # without GPUs: torchrun's processes on the CPU, gloo "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), str(bin_/"twentyq"), "grpo", "--out", str(out), "--steps", "1", "--lr", "1e-4",
+           *[f"--{k.replace('_', '-')}={v}" for k, v in CIA.items() if k not in ("learning_rate", "disable_tqdm")]]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    games = read_jsonl(out/"games.jsonl")                                                   # written once, by the main process, for both
+    by = {p: {g["secret"] for g in games if g["grpo_process"] == p} for p in (0, 1)}
+    assert len(games) == 4 and len({g["game_id"] for g in games}) == 4 and by[0] and by[1] and not by[0] & by[1]   # each its own secret's group
+    assert all(len(g["turn_advantages"]) == len(g["turns"]) for g in games)
+    rows = json.loads((out/"grpo_processes.json").read_text())
+    assert [x["process"] for x in rows] == [0, 1] and rows[0]["weights_sha256"] == rows[1]["weights_sha256"]         # replicas in step
+    assert rows[0]["weights_sha256"] == weights_sha256(load_model(str(out))[0]) != weights_sha256(load_model("smollm2-135m")[0])   # saved, and trained
+    assert json.loads((out/"grpo_config.json").read_text())["processes"] == 2 and "step 1; games 4" in r.stdout

@@ -138,12 +138,14 @@ def last_checkpoint(out:Path|str, # a training output folder
     from transformers.trainer_utils import get_last_checkpoint
     return Path(c) if Path(out).is_dir() and (c := get_last_checkpoint(str(out))) else None
 
-def lora_config(lora, # a peft LoraConfig, True for twentyq's default adapter, or None/False: full fine-tuning
+def lora_config(lora, # a peft LoraConfig, True for an adapter of rank `r` on every linear layer, or None/False: full fine-tuning
+                r:int=16, # the adapter's rank, for True (the successor's: 64)
+                alpha:int=32, # its scale lora_alpha, for True (the successor's: 64)
                ):
-    "`lora` itself when it is a peft config; twentyq's default adapter (rank 16 on every linear layer) for True; None for False."
+    "`lora` itself when it is a peft config; an adapter of rank `r` and scale `alpha` on every linear layer for True; None for False."
     if not lora: return None
     from peft import LoraConfig
-    return lora if not isinstance(lora, bool) else LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, target_modules="all-linear",
+    return lora if not isinstance(lora, bool) else LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.0, target_modules="all-linear",
                                                               task_type="CAUSAL_LM")
 
 def _sft_config(out, on_cpu:bool, seed:int, save_steps:int|None, save_total_limit:int, args:dict):
