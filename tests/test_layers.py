@@ -26,7 +26,7 @@ LAYERS = [
 DEFERRED = {
     "torch": "seconds to import; only model work needs it",
     "transformers": "seconds to import; only model work needs it",
-    "trl": "training only", "peft": "training only", "datasets": "training only",
+    "trl": "training only", "peft": "training only", "datasets": "training only", "accelerate": "training in several processes only",
     "scipy": "the permutation test only",
     "httpx": "the openai engine only",
     "papermill": "running the report's notebooks only", "nbconvert": "rendering the model notebooks only",

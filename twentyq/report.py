@@ -7,6 +7,8 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 # %% ../nbs/10_report.ipynb #e5266b72
 from __future__ import annotations
 import html, json, time
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 import pandas as pd
 from .core import repo_root
@@ -215,8 +217,6 @@ def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameter
                  workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
                 ):
     "Yield (key, error or None, seconds) for each notebook of `todo` as it finishes."
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
     with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=mp.get_context("spawn")) as ex:   # spawn: the job holds torch's threads
         futures = {ex.submit(_execute, *job): k for k, job in todo.items()}
         for f in as_completed(futures): yield (futures[f], *f.result())
