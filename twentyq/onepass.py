@@ -143,6 +143,10 @@ def _attention_masks(config, # the model's config
     return {"full_attention": additive(allowed), "sliding_attention": additive(allowed & near)}
 
 # %% ../nbs/24_onepass.ipynb #0ab0dbdb
+def _body(model):
+    "The transformer under the LM head; through a peft wrapper, the one whose layers hold the adapter (a LoRA being trained)."
+    return (model.get_base_model() if hasattr(model, "get_base_model") else model).base_model
+
 def _head(model, h):
     "Log-softmax of the vocabulary logits for hidden states `h` [R, d]."
     logits = model.get_output_embeddings()(h)
@@ -162,7 +166,7 @@ def _check_model(model):
     ids = torch.arange(10, 18, device=model.device)[None]
     with torch.no_grad():
         ref = model(input_ids=ids).logits[0].float().log_softmax(-1)
-        mine = _head(model, model.base_model(input_ids=ids).last_hidden_state[0])
+        mine = _head(model, _body(model)(input_ids=ids).last_hidden_state[0])
     if not torch.allclose(ref, mine, atol=1e-3, rtol=1e-3):
         raise NotImplementedError(f"{type(model).__name__}: its logits are not lm_head(last hidden state) (with soft-capping); "
                                   "fast belief scoring does not support it yet, use naive_beliefs")
@@ -195,7 +199,7 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
     ids, qpos, kpos, al = (torch.from_numpy(np.stack(z)).to(dev) for z in zip(*lay))
     masks = _attention_masks(model.config, al, qpos, kpos, model.dtype)
     with torch.no_grad():
-        h = model.base_model(input_ids=ids, attention_mask=masks, position_ids=qpos, past_key_values=cache,
+        h = _body(model)(input_ids=ids, attention_mask=masks, position_ids=qpos, past_key_values=cache,
                              use_cache=cache is not None).last_hidden_state
         if cache is not None: _rewind(cache, W)
         hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long), torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)]

@@ -16,8 +16,8 @@ from .models import embedded_models, resolve_model
 from .sampling import Sampling, chat_seeds
 
 # %% auto #0
-__all__ = ['ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'server_fields', 'local_tokenizer', 'vllm_python',
-           'has_gpu', 'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
+__all__ = ['lora_ranks', 'ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'server_fields', 'local_tokenizer',
+           'vllm_python', 'has_gpu', 'lora_args', 'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
 
 # %% ../nbs/17_serving.ipynb #d4cbb855
 class ServerError(RuntimeError):
@@ -263,18 +263,29 @@ def has_gpu() -> bool:
     return shutil.which("nvidia-smi") is not None and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
 
 # %% ../nbs/17_serving.ipynb #318d7348
+lora_ranks = (1, 8, 16, 32, 64, 128, 256, 320, 512)   # the ranks vLLM's --max-lora-rank takes
+
+def lora_args(rank:int, # the adapters' rank (0: no adapters)
+             ) -> list[str]:
+    "vLLM's options to serve one LoRA adapter at a time, of rank up to `rank` (rounded up to one vLLM takes)."
+    if not rank: return []
+    top = next((r for r in lora_ranks if r >= rank), None)
+    if top is None: raise ValueError(f"vLLM serves LoRA adapters of rank at most {lora_ranks[-1]}, not {rank}")
+    return ["--enable-lora", "--max-lora-rank", str(top), "--max-loras", "1"]
+
 def vllm_args(model:str, # embedded name, local folder or Hugging Face id
               port:int, # port on 127.0.0.1
               max_model_len:int=4096, # longest prompt + reply in tokens (bounds the KV cache a request may take)
               dtype:str|None=None, # "float32", "bfloat16" ...; None: float32 on CPU (as the hf engine), vLLM's choice on a GPU
               seed:int=0, # the server's seed (requests carry their own)
               extra:list[str]=(), # more vLLM options, e.g. ["--tensor-parallel-size", "2"]
+              lora_rank:int=0, # serve LoRA adapters up to this rank, loaded at run time (`OpenAIBackend.load_adapter`); 0: none
              ) -> list[str]:
     "The arguments after `python` that start vLLM's OpenAI-compatible server for `model` on 127.0.0.1:`port`."
     gpu = has_gpu()
     args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port), "--model", str(resolve_model(model)[0]),
             "--served-model-name", model, "--max-model-len", str(max_model_len), "--seed", str(seed), "--dtype", dtype or ("auto" if gpu else "float32")]
-    return args + ([] if gpu else ["--enforce-eager"]) + list(extra)
+    return args + ([] if gpu else ["--enforce-eager"]) + lora_args(lora_rank) + list(extra)
 
 # %% ../nbs/17_serving.ipynb #5109f59b
 def free_port() -> int:
@@ -310,6 +321,7 @@ def start(self:VLLMServer, timeout:float=600, # seconds to wait for the server t
          ) -> VLLMServer:
     "Launch the server and wait until it answers; the server itself on success."
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gb), VLLM_LOGGING_LEVEL=os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"))
+    if self.kw.get("lora_rank"): env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"   # the /v1/load_lora_adapter endpoint
     cmd = [str(vllm_python()), *vllm_args(self.model, self.port, **self.kw)]
     print(f"twentyq: starting vLLM for {self.model} at {self.base_url} (log: {self.log})", file=sys.stderr, flush=True)
     with open(self.log, "ab") as f: self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -367,6 +379,22 @@ def close(self:OpenAIBackend):
     for s in self.servers: s.stop()
     self.servers = []
 
+# %% ../nbs/17_serving.ipynb #5e7b9226
+@patch
+def load_adapter(self:OpenAIBackend, name:str, # the adapter's model name in requests
+                 path:str|Path, # the adapter's folder (peft's `save_pretrained`), which the servers can read
+                ):
+    "Load the LoRA adapter at `path` into every server as model `name`, replacing the one of that name (vLLM's runtime LoRA loading)."
+    import httpx
+    body = dict(lora_name=name, lora_path=str(Path(path).resolve()), load_inplace=True)
+    for url in self.base_urls:
+        try: r = httpx.post(f"{url}/load_lora_adapter", json=body, headers=self._headers(), timeout=self.timeout)
+        except httpx.RequestError as ex: raise ServerError(f"Server {url}: loading adapter {name!r} failed: {type(ex).__name__} {ex}") from ex
+        if r.status_code == 404:
+            raise ServerError(f"Server {url} does not load LoRA adapters at run time: start it with `twentyq serve MODEL --lora-rank R` "
+                              "(vLLM's --enable-lora with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True)", 404)
+        if r.status_code != 200: raise ServerError(f"Server {url} could not load adapter {name!r} from {path}: HTTP {r.status_code} {r.text[:300]!r}", r.status_code)
+
 # %% ../nbs/17_serving.ipynb #c29b0144
 def _interrupt(*_): raise KeyboardInterrupt   # SIGTERM stops `serve` as Ctrl-C does
 
@@ -376,10 +404,11 @@ def serve_cmd(model:str, # embedded name, local folder or Hugging Face id
               max_model_len:int=4096, # longest prompt + reply in tokens
               dtype:str=None, # "float32", "bfloat16" ... (default: float32 on CPU, vLLM's choice on a GPU)
               extra:str=None, # more vLLM options in one string, e.g. "--tensor-parallel-size 2"
+              lora_rank:int=0, # serve LoRA adapters up to this rank, loaded at run time (for `twentyq grpo --policy-engine vllm --policy-server URL`)
              ):
     "Start a vLLM server for MODEL on 127.0.0.1, print its base URL, and serve until Ctrl-C or SIGTERM."
     signal.signal(signal.SIGTERM, _interrupt)
-    srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype, extra=shlex.split(extra or ""))
+    srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype, extra=shlex.split(extra or ""), lora_rank=lora_rank)
     with srv:
         print(f"serving {model} at {srv.base_url} (log: {srv.log}); Ctrl-C stops it", flush=True)
         try: code = srv.proc.wait()
