@@ -27,7 +27,7 @@ DEFERRED = {
     "torch": "seconds to import; only model work needs it",
     "transformers": "seconds to import; only model work needs it",
     "trl": "training only", "peft": "training only", "datasets": "training only", "accelerate": "training in several processes only",
-    "scipy": "the permutation test only",
+    "scipy": "the permutation test only", "gguf": "converting an embedded model only (a quarter second to import)",
     "httpx": "the openai engine only",
     "papermill": "running the report's notebooks only", "nbconvert": "rendering the model notebooks only",
     "nbclient": "executing the docs' notebooks only", "mkdocs": "building the docs only", "yaml": "building the docs only",
