@@ -335,9 +335,10 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
     ckpt = _begin(out, settings)
     set_seed(seed)
     jb = player(judge, judge_engine, judge_server, device=device)
-    served = served_policy(model, f"grpo:{out.name}", lora_config(lora), policy_engine, policy_server, procs)   # None: the policy plays here
+    lora, name = lora_config(lora), f"grpo:{out.name}"   # the peft config (None: every weight); the questioner's name in the records
+    served = served_policy(model, name, lora, policy_engine, policy_server, procs)   # None: the policy plays here
     table = {r["secret"]: r for r in rows.to_dict("records")}
-    rollout = make_rollout(tok, jb, table, out, f"grpo:{out.name}",
+    rollout = make_rollout(tok, jb, table, out, name,
                            dict(protocol=protocol, seed=seed, questioner_max_tokens=questioner_max_tokens, judge_max_tokens=judge_max_tokens,
                                 max_questions=max_questions, judge_name=judge),
                            dict(belief_weight=belief_weight, invalid_penalty=invalid_penalty, repeat_penalty=repeat_penalty, hackable=hackable),
@@ -345,7 +346,7 @@ def grpo(model:str, # the questioner to train: embedded name, local folder (e.g.
     cfg = _grpo_config(out, pm.device.type == "cpu", seed, secrets_per_step * games_per_secret, games_per_secret, steps, save_steps, args, micro_batch, procs)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")   # rollout_func is marked experimental in TRL 1.x
     trainer = (turn_credit_trainer() if credit == "turn" else GRPOTrainer)(model=pm, reward_funcs=[rollout_reward], args=cfg, train_dataset=Dataset.from_dict({"prompt": list(table)}),
-                          processing_class=tok, rollout_func=rollout, peft_config=lora_config(lora))
+                          processing_class=tok, rollout_func=rollout, peft_config=lora)
     try: trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     finally:
         for b in (jb, served):
