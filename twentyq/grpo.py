@@ -44,9 +44,10 @@ def game_completion(tok, # the questioner's tokenizer (chat template set)
 def policy_backend(model, # the causal LM being trained
                    tok, # its tokenizer
                    name:str="policy", # the questioner's name in the game records
+                   prefix_cache_tokens:int=8192, # K/V tokens kept for later turns of this rollout (0: none); make a new backend after each update
                   ) -> HFBackend:
-    "An `HFBackend` on a model in memory, with no prefix cache (its weights change between calls)."
-    return HFBackend(name, loaded=(model, tok), prefix_cache_tokens=0)
+    "An `HFBackend` on a model in memory, for the games of one step (its prefix cache holds K/V of the current weights only)."
+    return HFBackend(name, loaded=(model, tok), prefix_cache_tokens=prefix_cache_tokens)
 
 def play_group(policy:HFBackend, # the questioner
                judge, # the judge's backend (any engine, or `wordnet-judge`)
