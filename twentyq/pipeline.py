@@ -103,6 +103,7 @@ class Task:
     args: tuple = ()         # its arguments (they travel to the worker: plain data)
     needs: tuple = ()        # names of tasks that must end before it starts
     gb: float = 1.0          # the peak resident memory it is planned to take, GiB (`task_gb`)
+    alone: bool = False      # run on every core with nothing beside it (decoding: bound by the memory bandwidth two processes would share)
 
 def _worker_init(): os.environ["TOKENIZERS_PARALLELISM"] = "false"   # a worker's tokenizer keeps to its own core
 
@@ -124,15 +125,17 @@ def run_tasks(tasks:list[Task], # a stage's tasks, in the order to start them (a
               workers:int=1, # the pool's processes
               memory_gb:float=6.0, # the most GiB the running tasks' `gb` may add up to (a task with nothing beside it always starts)
              ) -> dict:
-    "{name: (log rows, result, (start, end))} in the order of `tasks`: each started once its `needs` have ended, and in a pool when a worker is free and its `gb` fits."
+    """{name: (log rows, result, (start, end))} in the order of `tasks`: each started once its `needs` have ended, and in a pool when a worker is
+    free and its `gb` fits, or for an `alone` task when the pool is empty (later tasks wait for it)."""
     names = [t.name for t in tasks]
     if late := [(t.name, n) for i, t in enumerate(tasks) for n in t.needs if n not in names[:i]]: raise ValueError(f"a task needs one not listed before it: {late}")
     if pool is None: return {t.name: _work(t.fn, t.args) for t in tasks}
-    done, todo, running, threads = {}, list(tasks), {}, max(1, (os.cpu_count() or 1) // workers)
+    done, todo, running, cores = {}, list(tasks), {}, os.cpu_count() or 1
     while todo or running:
         for t in [t for t in todo if all(n in done for n in t.needs)]:
+            if any(r.alone for r in running.values()) or (t.alone and running): break
             if running and (len(running) >= workers or sum(r.gb for r in running.values()) + t.gb > memory_gb): continue
-            running[pool.submit(_work, t.fn, t.args, threads)] = t; todo.remove(t)
+            running[pool.submit(_work, t.fn, t.args, cores if t.alone else max(1, cores // workers))] = t; todo.remove(t)
         for f in wait(running, return_when=FIRST_COMPLETED).done: done[running.pop(f).name] = f.result()   # a task's error ends the stage
     return {n: done[n] for n in names}
 
@@ -241,12 +244,10 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
         with _step(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
-def _play_task(specs:list[RunSpec], outs:list[str], step:str, say:str, scoring:list, log:list) -> list[pd.DataFrame]:
-    "A questioner's runs in one lockstep (`play_runs`: their games, a table each), then the scorings that need its model or none: [(run, scorer, engine, belief prompt)]."
+def _play_task(specs:list[RunSpec], outs:list[str], step:str, say:str, log:list) -> list[pd.DataFrame]:
+    "A questioner's runs in one lockstep (`play_runs`): their games, a table each."
     print(f"== {say}")
-    with _step(log, step): games = play_runs(specs, outs)
-    for run, s, engine, prompt in scoring: _score_all(Path(run), [s], log, engine, prompt)
-    return games
+    with _step(log, step): return play_runs(specs, outs)
 
 def _score_task(run:str, scorer:str, engine:dict|None, prompt:str, log:list):
     "One scorer on one run (`_score_all`)."
@@ -262,23 +263,26 @@ def _conversions(job:Job, names:list[str]) -> list[Task]:
     return [Task(f"convert {m}", _convert_task, (m,), gb=task_gb(m, "convert", job.memory_gb)) for m in todo]
 
 def _play_tasks(job:Job) -> list[Task]:
-    """Stages 1 and 2 as tasks: each questioner's protocols in one lockstep with the scorings its model (or none) does, then each other
-    scorer of its paper run (`run_scorers`) as a task of its own; and on cia each questioner that scores, its own games under the successor's prompt."""
+    """Stages 1 and 2 as tasks: each questioner's protocols in one lockstep (a model's `alone`), then a task for each scoring of its paper run
+    (`run_scorers`) and, on cia, for each questioner that scores, its own games under the successor's prompt; a run folder's scorings one after
+    another (it has one writer at a time, `runs.hold_run`); an embedded model's conversion just before the first task that loads it."""
     ps, ss, eng = job.protocols, job.scorers + job.ideal, job.engine
-    tasks = conv = _conversions(job, job.questioners + ss)
-    needs = lambda *ms: tuple(t.name for t in conv if t.name.removeprefix("convert ") in ms)
+    conv, tasks = {t.name.removeprefix("convert "): t for t in _conversions(job, job.questioners + ss)}, []
+    def add(name, fn, args, after, models, gb, alone=False):
+        tasks.extend(conv.pop(m) for m in models if m in conv)
+        tasks.append(Task(name, fn, args, tuple(after) + tuple(f"convert {m}" for m in models if f"convert {m}" in {t.name for t in tasks}), gb, alone))
     for q in job.questioners:
         runs = {p: job.out/"runs"/f"{p}--{slug(q)}" for p in ps}
         specs = [RunSpec(questioner=q, judge=job.judge, protocol=p, **{**_size_of(job.size, q), "secrets": "evals207" if p.startswith("evals") else job.size["secrets"]},
                          **(eng or {})) for p in ps]
-        paper = run_scorers(q, ss, job.reference, job.trained, job.all_pairs) if "paper" in runs else []
-        own = [s for s in paper if s == q or is_model_free(s)]
-        scoring = [(str(runs["paper"]), s, eng, "paper") for s in own] + ([(str(runs["cia"]), q, eng, "cia")] if "cia" in runs and q in ss else [])
         step, say = f"play {model_label(q)}: {', '.join(ps)}", f"play {', '.join(ps)}: {q} (questioner) vs {job.judge} (judge) -> {', '.join(r.name for r in runs.values())}"
-        tasks.append(Task(step, _play_task, (specs, [str(r) for r in runs.values()], step, say, scoring), needs(q, job.judge, *own), task_gb(q, "play", job.memory_gb)))
-        for s in [s for s in paper if s not in own]:   # one after another: a run folder has one writer at a time (`runs.hold_run`)
-            tasks.append(Task(f"score {runs['paper'].name} with {model_label(s)}", _score_task, (str(runs["paper"]), s, eng, "paper"),
-                              (tasks[-1].name,) + needs(s), task_gb(s, "score", job.memory_gb)))
+        add(step, _play_task, (specs, [str(r) for r in runs.values()], step, say), (), [q, job.judge], task_gb(q, "play", job.memory_gb), not is_model_free(q))
+        scorings = [(runs["paper"], s, "paper") for s in run_scorers(q, ss, job.reference, job.trained, job.all_pairs)] if "paper" in runs else []
+        last = {}   # run folder -> the name of its last task
+        for run, s, prompt in scorings + ([(runs["cia"], q, "cia")] if "cia" in runs and q in ss else []):
+            add(name := f"score {run.name} with {model_label(s)}" + (f" ({prompt} prompt)" if prompt != "paper" else ""), _score_task,
+                (str(run), s, eng, prompt), [last.get(run, step)], [s], task_gb(s, "score", job.memory_gb))
+            last[run] = name
     return tasks
 
 def _run_stage(job:Job, stage:str, tasks:list[Task]) -> list:
