@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'tree_kb',
-           'free_memory', 'measured']
+__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'free_memory',
+           'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -73,19 +73,6 @@ def _status_kb(field:str) -> int:
     try: return int(re.search(rf"{field}:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1))
     except (OSError, AttributeError): return 0
 
-def tree_kb(pid:int|None=None, # the root process (default: this one)
-           ) -> int:
-    "Resident memory in kB of process `pid` and all its descendants, summed (from /proc; 0 where there is none)."
-    kids, rss = {}, {}
-    for d in Path("/proc").glob("[0-9]*"):
-        try: s = (d/"status").read_text()
-        except OSError: continue
-        if m := re.search(r"PPid:\s+(\d+)", s): kids.setdefault(int(m.group(1)), []).append(int(d.name))
-        rss[int(d.name)] = int(m.group(1)) if (m := re.search(r"VmRSS:\s+(\d+) kB", s)) else 0
-    todo, total = [pid or os.getpid()], 0
-    while todo: p = todo.pop(); total += rss.get(p, 0); todo += kids.get(p, [])
-    return total
-
 def free_memory():
     "Collect garbage and return freed heap pages to the system (glibc's malloc_trim, where there is one)."
     gc.collect()
@@ -95,14 +82,12 @@ def free_memory():
 @contextmanager
 def measured(rows:list, # the measurement is appended here: dict(step, seconds, peak_gb, child_peak_gb), memory in GiB
              step:str, # what the block does
-             every:float|None=None, # seconds between two readings of the resident memory (default: 0.05, with `tree` 0.5)
-             tree:bool=False, # read this process and its descendants together (`tree_kb`): workers running beside each other
+             every:float=0.05, # seconds between two readings of the resident memory
             ):
     "Time the block and take the peak resident memory of this process during it (and of a child that ended in it, if above every earlier child's)."
-    read = tree_kb if tree else lambda: _status_kb("VmRSS")
-    peak, done, every = [read()], threading.Event(), every or (0.5 if tree else 0.05)
+    peak, done = [_status_kb("VmRSS")], threading.Event()
     def poll():
-        while not done.wait(every): peak[0] = max(peak[0], read())
+        while not done.wait(every): peak[0] = max(peak[0], _status_kb("VmRSS"))
     hwm, kids, t = _status_kb("VmHWM"), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
     reader = threading.Thread(target=poll, daemon=True); reader.start()
     try: yield

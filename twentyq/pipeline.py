@@ -6,16 +6,14 @@ Docs: https://twentyq.github.io/twentyq/pipeline.html.md"""
 
 # %% ../nbs/21_pipeline.ipynb #42095def
 from __future__ import annotations
-import json, multiprocessing as mp, os, shutil, time
-from concurrent.futures import ProcessPoolExecutor, wait, FIRST_COMPLETED
-from contextlib import contextmanager, nullcontext
+import shutil, time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 import pandas as pd
-from .core import measured, pick_device
+from .core import measured
 from .runs import load_run, model_label
-from .models import release_models, resolve_model, embedded_models, converted_path
+from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
 from .rollout import play, play_runs, RunSpec
@@ -25,8 +23,7 @@ from .grpo import grpo
 from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_index, slug
 
 # %% auto #0
-__all__ = ['scales', 'task_memory', 'train_scales', 'stages', 'Job', 'default_workers', 'plan_job', 'Task', 'job_pool',
-           'run_tasks', 'weights_gb', 'task_gb', 'train_stage', 'run_scorers', 'play_stage', 'reference_stage',
+__all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage', 'reference_stage',
            'settings_of', 'report_stage', 'run_stages', 'reproduce']
 
 # %% ../nbs/21_pipeline.ipynb #2d4759ed
@@ -58,9 +55,6 @@ class Job:
     all_pairs: bool = False       # every scorer on every paper run (`run_scorers`)
     train: str = ""               # the base questioner to fine-tune ("": none)
     engine: dict|None = None      # {"engine", "server"} of every model (None: in-process)
-    workers: int = 1              # tasks of the play and reference stages run at once (`run_tasks`), each in a worker process
-    memory_gb: float = 6.0        # the most GiB the tasks running at once may take together (their `task_gb`)
-    pool: ProcessPoolExecutor|None = field(default=None, repr=False)   # the workers (`job_pool`), when `workers` > 1
     trained: list[str] = field(default_factory=list)   # the models the training stage made (they joined questioners and scorers)
     games: pd.DataFrame|None = None    # every game played (the play stage)
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
@@ -73,12 +67,8 @@ class Job:
     def ideal(self) -> list[str]: return [r for r in dict.fromkeys(self.reference + self.questioners) if is_model_free(r)]
 
 # %% ../nbs/21_pipeline.ipynb #0842eaf3
-def default_workers(engine:dict|None) -> int:
-    "Tasks at once: 2 where the models run in this process on a CPU of two cores or more, else 1 (a GPU, or servers, do the work)."
-    return 2 if engine is None and pick_device() == "cpu" and (os.cpu_count() or 1) >= 2 else 1
-
 def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, scale:str, reference:str, figures:str,
-             false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False, workers:int=0, memory_gb:float=6.0) -> Job:
+             false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False) -> Job:
     "The `Job` that `reproduce`'s options describe, or a ValueError naming the option that is wrong."
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
     if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
@@ -89,78 +79,8 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
-    if workers < 0 or memory_gb <= 0: raise ValueError(f"--workers must be 0 (auto) or more and --memory-gb above 0, not {workers} and {memory_gb}")
-    eng = None if engine == "hf" else dict(engine=engine, server=server)
-    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures), false_wins, all_pairs, train, eng,
-               workers=workers or default_workers(eng), memory_gb=memory_gb)
-
-# %% ../nbs/21_pipeline.ipynb #4371a117
-@dataclass
-class Task:
-    "A step of a stage that `run_tasks` may run beside another: a module-level function, the tasks it waits for, the memory it takes."
-    name: str                # unique in its stage
-    fn: Callable             # fn(*args, log=list) -> result, a module-level function (a worker process imports it)
-    args: tuple = ()         # its arguments (they travel to the worker: plain data)
-    needs: tuple = ()        # names of tasks that must end before it starts
-    gb: float = 1.0          # the peak resident memory it is planned to take, GiB (`task_gb`)
-    alone: bool = False      # run on every core with nothing beside it (decoding: bound by the memory bandwidth two processes would share)
-
-def _worker_init(): os.environ["TOKENIZERS_PARALLELISM"] = "false"   # a worker's tokenizer keeps to its own core
-
-def job_pool(workers:int) -> ProcessPoolExecutor:
-    "`workers` processes for `run_tasks`, started by spawn (a fork would copy the job's memory and torch's threads)."
-    return ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_worker_init)
-
-def _work(fn:Callable, args:tuple, threads:int|None=None) -> tuple:
-    "Run one task on `threads` cores (None: as set): (its log rows, its result, (start, end) in epoch seconds)."
-    if threads:
-        import torch   # deferred: a worker sets its cores per task
-        torch.set_num_threads(threads)
-    log, t0 = [], time.time()
-    return log, fn(*args, log=log), (t0, time.time())
-
-# %% ../nbs/21_pipeline.ipynb #85bdfb2a
-def run_tasks(tasks:list[Task], # a stage's tasks, in the order to start them (a task after those it needs)
-              pool:ProcessPoolExecutor|None=None, # workers (`job_pool`): tasks run beside each other; None: one by one in this process
-              workers:int=1, # the pool's processes
-              memory_gb:float=6.0, # the most GiB the running tasks' `gb` may add up to (a task with nothing beside it always starts)
-             ) -> dict:
-    """{name: (log rows, result, (start, end))} in the order of `tasks`: each started once its `needs` have ended, and in a pool when a worker is
-    free and its `gb` fits, or for an `alone` task when the pool is empty (later tasks wait for it)."""
-    names = [t.name for t in tasks]
-    if late := [(t.name, n) for i, t in enumerate(tasks) for n in t.needs if n not in names[:i]]: raise ValueError(f"a task needs one not listed before it: {late}")
-    if pool is None: return {t.name: _work(t.fn, t.args) for t in tasks}
-    done, todo, running, cores = {}, list(tasks), {}, os.cpu_count() or 1
-    while todo or running:
-        for t in [t for t in todo if all(n in done for n in t.needs)]:
-            if any(r.alone for r in running.values()) or (t.alone and running): break
-            if running and (len(running) >= workers or sum(r.gb for r in running.values()) + t.gb > memory_gb): continue
-            running[pool.submit(_work, t.fn, t.args, cores if t.alone else max(1, cores // workers))] = t; todo.remove(t)
-        for f in wait(running, return_when=FIRST_COMPLETED).done: done[running.pop(f).name] = f.result()   # a task's error ends the stage
-    return {n: done[n] for n in names}
-
-# %% ../nbs/21_pipeline.ipynb #ea3a4dfe
-def weights_gb(name:str, # a player: embedded name, local folder, Hugging Face id, or model-free
-              ) -> float|None:
-    "GiB of `name`'s weights in float32: 0 for a model-free player, an embedded model's `params`, a local folder's safetensors; None for a hub id."
-    if is_model_free(name): return 0.0
-    if name in embedded_models: return embedded_models[name].params * 4 / 2**30
-    p = Path(name).expanduser()
-    if not p.is_dir(): return None
-    cfg = json.loads((p/"config.json").read_text()) if (p/"config.json").exists() else {}
-    width = {"bfloat16": 2, "float16": 2}.get(cfg.get("dtype") or cfg.get("torch_dtype"), 4)
-    return sum(f.stat().st_size for f in p.glob("*.safetensors")) * 4 / width / 2**30
-
-task_memory = {"play": (1.2, 3.0), "score": (0.6, 2.2), "convert": (0.6, 3.0)}   # GiB = a + b × float32 weights (measured: the embedded models)
-
-def task_gb(name:str, # the task's model
-            kind:str, # a key of `task_memory`
-            memory_gb:float=6.0, # the job's budget: a task of unknown size is planned to take all of it (it runs alone)
-           ) -> float:
-    "The peak GiB a task of `kind` with model `name` is planned to take (`task_memory`); 0.8 for a model-free one."
-    if (w := weights_gb(name)) is None: return memory_gb
-    a, b = task_memory[kind]
-    return 0.8 if w == 0 else round(a + b * w, 2)
+    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures), false_wins, all_pairs, train,
+               None if engine == "hf" else dict(engine=engine, server=server))
 
 # %% ../nbs/21_pipeline.ipynb #46f37843
 train_scales = {
@@ -244,59 +164,26 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
         with _step(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
-def _play_task(specs:list[RunSpec], outs:list[str], step:str, say:str, log:list) -> list[pd.DataFrame]:
-    "A questioner's runs in one lockstep (`play_runs`): their games, a table each."
-    print(f"== {say}")
-    with _step(log, step): return play_runs(specs, outs)
-
-def _score_task(run:str, scorer:str, engine:dict|None, prompt:str, log:list):
-    "One scorer on one run (`_score_all`)."
-    _score_all(Path(run), [scorer], log, engine, prompt)
-
-def _convert_task(name:str, log:list):
-    "An embedded model converted before the tasks that load it, so that no two convert it at once."
-    with _step(log, f"convert {model_label(name)}"): resolve_model(name)
-
-def _conversions(job:Job, names:list[str]) -> list[Task]:
-    "A conversion task for each embedded model of `names` not converted yet (in-process models only)."
-    todo = [m for m in dict.fromkeys(names) if job.engine is None and m in embedded_models and not (converted_path(m)/"config.json").exists()]
-    return [Task(f"convert {m}", _convert_task, (m,), gb=task_gb(m, "convert", job.memory_gb)) for m in todo]
-
-def _play_tasks(job:Job) -> list[Task]:
-    """Stages 1 and 2 as tasks: each questioner's protocols in one lockstep (a model's `alone`), then a task for each scoring of its paper run
-    (`run_scorers`) and, on cia, for each questioner that scores, its own games under the successor's prompt; a run folder's scorings one after
-    another (it has one writer at a time, `runs.hold_run`); an embedded model's conversion just before the first task that loads it."""
-    ps, ss, eng = job.protocols, job.scorers + job.ideal, job.engine
-    conv, tasks = {t.name.removeprefix("convert "): t for t in _conversions(job, job.questioners + ss)}, []
-    def add(name, fn, args, after, models, gb, alone=False):
-        tasks.extend(conv.pop(m) for m in models if m in conv)
-        tasks.append(Task(name, fn, args, tuple(after) + tuple(f"convert {m}" for m in models if f"convert {m}" in {t.name for t in tasks}), gb, alone))
-    for q in job.questioners:
-        runs = {p: job.out/"runs"/f"{p}--{slug(q)}" for p in ps}
-        specs = [RunSpec(questioner=q, judge=job.judge, protocol=p, **{**_size_of(job.size, q), "secrets": "evals207" if p.startswith("evals") else job.size["secrets"]},
-                         **(eng or {})) for p in ps]
-        step, say = f"play {model_label(q)}: {', '.join(ps)}", f"play {', '.join(ps)}: {q} (questioner) vs {job.judge} (judge) -> {', '.join(r.name for r in runs.values())}"
-        add(step, _play_task, (specs, [str(r) for r in runs.values()], step, say), (), [q, job.judge], task_gb(q, "play", job.memory_gb), not is_model_free(q))
-        scorings = [(runs["paper"], s, "paper") for s in run_scorers(q, ss, job.reference, job.trained, job.all_pairs)] if "paper" in runs else []
-        last = {}   # run folder -> the name of its last task
-        for run, s, prompt in scorings + ([(runs["cia"], q, "cia")] if "cia" in runs and q in ss else []):
-            add(name := f"score {run.name} with {model_label(s)}" + (f" ({prompt} prompt)" if prompt != "paper" else ""), _score_task,
-                (str(run), s, eng, prompt), [last.get(run, step)], [s], task_gb(s, "score", job.memory_gb))
-            last[run] = name
-    return tasks
-
-def _run_stage(job:Job, stage:str, tasks:list[Task]) -> list:
-    """Run a stage's tasks (`run_tasks`, in `job.pool` if there is one) and log their steps in task order, then with a pool the stage's wall
-    time and the peak of all its processes together; the tasks' results, in their order."""
-    rows = []
-    with measured(rows, f"{stage}: all processes together ({job.workers} tasks at once)", tree=True) if job.pool else nullcontext():
-        done = run_tasks(tasks, job.pool, job.workers, job.memory_gb)
-    job.log += [row for log, _, _ in done.values() for row in log] + rows
-    return [r for _, r, _ in done.values()]
+def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
+              refs:list[str]=(), trained:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
+    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`), its protocols in one lockstep (`play_runs`); each paper run
+    scored by its `run_scorers`, and each questioner's cia games by itself under the successor's belief prompt. All games as one table."""
+    games = []
+    for q in qs:
+        runs = {p: out/"runs"/f"{p}--{slug(q)}" for p in ps}
+        specs = [RunSpec(questioner=q, judge=judge, protocol=p, **{**_size_of(size, q), "secrets": "evals207" if p.startswith("evals") else size["secrets"]},
+                         **(engine or {})) for p in ps]
+        print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> {', '.join(r.name for r in runs.values())}")
+        with _step(log, f"play {model_label(q)}: {', '.join(ps)}"): games += play_runs(specs, [str(r) for r in runs.values()])
+        for p, run in runs.items():
+            if p == "paper": _score_all(run, run_scorers(q, ss, refs, trained, all_pairs), log, engine)
+            if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
+    return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):
-    "Stages 1 and 2: every game played and scored (`_play_tasks`); `job.games` holds them all, by questioner."
-    job.games = pd.concat([g for r in _run_stage(job, "play and score", _play_tasks(job)) if isinstance(r, list) for g in r], ignore_index=True)
+    "Stages 1 and 2: every game played and scored; `job.games` holds them all."
+    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine,
+                          job.reference, job.trained, job.all_pairs)
 
 # %% ../nbs/21_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -306,28 +193,20 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     _best_play(questioner, size["secrets"], size["limit"], run)
     return run
 
-def _reference_games(out:Path, refs:list[str], ps:list[str], false_wins:bool, size:dict, log:list) -> dict:
-    "Stage 3's first task: the reference games of `refs` and their flipped copies (`make_reference`); their counts."
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list, engine:dict|None=None) -> dict:
+    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
     with _step(log, "reference: play"):
         runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs if is_model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
           f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
+    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, log, engine)
     return info
 
 def reference_stage(job:Job):
-    "Stage 3: the reference games and their flipped copies, then each scored by every scorer, a task each."
-    ss, first = job.scorers + job.ideal, "reference: play"
-    tasks = _conversions(job, ss) + [Task(first, _reference_games, (job.out, job.reference, job.protocols, job.false_wins, job.size), gb=0.8)]
-    conv = {t.name for t in tasks} - {first}
-    for d in ("reference", "reference-flipped"):   # the two folders' scorings side by side, each folder's one after another (one writer)
-        before = first
-        for s in ss:
-            tasks.append(Task(name := f"score {d} with {model_label(s)}", _score_task, (str(job.out/d), s, job.engine, "paper"),
-                              (before,) + tuple({f"convert {s}"} & conv), task_gb(s, "score", job.memory_gb)))
-            before = name
-    _run_stage(job, "reference", tasks)
+    "Stage 3: the reference games and their flipped copies, scored by every scorer."
+    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins, job.size, job.log, job.engine)
 
 # %% ../nbs/21_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
@@ -379,17 +258,11 @@ def reproduce(out:str="reports/embedded", # report folder
               train:str="smollm2-135m", # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and scorers; "": none
               engine:str="hf", # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm" (servers started per stage)
               server:str=None, # base URL(s) of the openai engine's servers
-              workers:int=0, # tasks of the play and reference stages at once, each in a worker process on its share of the cores (0: 2 on a CPU, else 1)
-              memory_gb:float=6.0, # the most GiB the tasks running at once are planned to take together (`task_gb`)
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
-    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server, all_pairs,
-                       workers, memory_gb), time.time()
+    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server, all_pairs), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
-    job.pool = job_pool(job.workers) if job.workers > 1 else None
-    try: times = run_stages(job, [s for s in stages if s != "train" or job.train])
-    finally:
-        if job.pool: job.pool.shutdown(cancel_futures=True)
+    times = run_stages(job, [s for s in stages if s != "train" or job.train])
     steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
     steps.to_csv(job.out/"steps.csv", index=False)
     print("\n" + steps.to_string(index=False, na_rep=""))
