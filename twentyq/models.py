@@ -10,6 +10,7 @@ import importlib.util, json, logging, os, shutil, time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+import numpy as np
 from .core import cache_dir, pick_device, pick_dtype, free_memory
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def _strip_gguf_quantizer(model):
 def _gguf_read_once():
     """Within the block each GGUF file is parsed once, and faster: transformers reads the same file three times (tokenizer, config,
     weights), and parsing its metadata (Gemma-3's 262k-token vocabulary, element by element) is most of a conversion's time."""
-    import gguf, numpy as np   # conversion only
+    import gguf   # conversion only
     orig, readers = gguf.GGUFReader, {}
     class _Reader(orig):
         "Slices a plain ndarray view of the file: numpy's memmap runs Python hooks at each of the millions of slices a vocabulary takes."
