@@ -1,5 +1,5 @@
-"""The documentation site, built with MkDocs from the notebooks (once for this module: notebooks as stored, the paper's
-figure notebooks executed on the small fixture runs, no scorer for the replay page, MkDocs in strict mode).
+"""The documentation site, built with MkDocs from the notebooks (once per test run, conftest's `docs_site`: notebooks as stored,
+the paper's figure notebooks executed on the small fixture runs, no scorer for the replay page, MkDocs in strict mode).
 
 Checked on the built HTML: the nav is the reading order and its titles are the notebooks' headings, the home page is the
 README's notebook, each API page (rendered by mkdocstrings) has exactly the module's public names, with their signatures
@@ -10,19 +10,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 import pytest, yaml
 from fastcore.docments import docments
-from twentyq.docs import build_docs, nav_files, nb_module, nb_title, notebooks
+from twentyq.docs import nav_files, nb_module, nb_title, notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS = ROOT/"nbs"
 NAV = nav_files(yaml.safe_load((ROOT/"mkdocs.yml").read_text())["nav"])
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    d = tmp_path_factory.mktemp("docs")
-    rows = build_docs(d/"_docs", execute=["paper/"], replay_scorer=None, docs_dir=d/"src", cache_dir=d/"cache",
-                      strict=True, progress=False)   # strict: a page missing from the nav or a broken link fails the build
-    return d/"_docs", rows
+@pytest.fixture
+def site(docs_site):
+    "The test run's documentation site (conftest's `docs_site`, built once): (folder, rows)."
+    return docs_site
 
 
 def page(site, rel) -> str: return (site[0]/rel).read_text()

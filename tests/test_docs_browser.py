@@ -1,4 +1,4 @@
-"""The documentation site in a real browser: built with MkDocs (notebooks as stored), served by `python -m http.server`
+"""The documentation site in a real browser: the test run's site (conftest's `docs_site`), served by `python -m http.server`
 on 127.0.0.1 (the site's search loads its index over http), read with Debian's chromium driven by Playwright.
 
 As a reader would: open the home page (the README's notebook, the nav titled by the notebooks), type `score_beliefs` in
@@ -11,22 +11,19 @@ from pathlib import Path
 import pytest
 from fastcore.docments import docments
 from test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT, ensure_chromium, ensure_playwright, free_port
-from twentyq.docs import build_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT/"reports"/"browser"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    "The site, built into a scratch folder and served on 127.0.0.1; the server is stopped afterwards."
+def served(docs_site):
+    "The test run's documentation site (conftest's `docs_site`) served on 127.0.0.1; the server is stopped afterwards."
     why = ensure_chromium()
     if why: pytest.skip(why)
     ensure_playwright()
-    d = tmp_path_factory.mktemp("site")
-    build_docs(d/"_docs", execute=False, replay_scorer=None, docs_dir=d/"src", cache_dir=d/"cache", progress=False)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(d/"_docs")],
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(docs_site[0])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:

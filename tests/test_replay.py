@@ -1,15 +1,14 @@
-"The replay's pure renderers and widget, on the fixture's real SmolLM2 games scored by the real SmolLM2."
-import html, json
+"""The top candidates a scored run keeps (scored by `beliefs`, read back from parquet by the replay), on the fixture's real SmolLM2
+games scored by the real SmolLM2. The replay's renderers and widget are checked in nbs/12_replay.ipynb."""
+import json
 from pathlib import Path
-import numpy as np, pandas as pd, pytest
+import numpy as np, pytest
 from twentyq.runs import read_jsonl
-from twentyq.edits import truncate, flip_answer
+from twentyq.edits import truncate
 from twentyq.beliefs import score_run, score_beliefs, candidate_stats
-from twentyq.onepass import naive_beliefs
 from twentyq.players import get_backend
 from twentyq.runs import load_beliefs
-from twentyq.replay import (load_games, filter_games, find_game, turn_html, game_beliefs, belief_figure,
-                            candidates_table, rescore, flippable, replay_html, replay, game_outcome)
+from twentyq.replay import load_games, game_beliefs, candidates_table
 
 FIXTURE = Path(__file__).parent/"fixtures"/"games_smollm2.jsonl"
 CANDS = ["dog", "piano", "river", "doctor", "horse", "table", "teacher", "bird", "car", "apple", "house", "tree"]
@@ -58,68 +57,3 @@ def test_the_same_top_k_as_the_full_candidate_table(be):
         best = np.argsort(-sc["logprobs"][t])[:3]
         assert list(r.top_candidates) == [sc["candidates"][j] for j in best]
         assert r["rank"] == candidate_stats(sc["logprobs"], sc["secret_index"])["rank"][t]
-
-
-def test_counterfactual_is_the_flipped_game_rescored_and_cached(run, be):
-    g = load_games(run)[0]
-    cache = {}
-    fl = rescore(g, be, flip=3, cache=cache)
-    ref = naive_beliefs(flip_answer(g, 3), be)                       # the reference implementation, one forward pass per state
-    np.testing.assert_allclose(fl.logprob, ref, atol=1e-4)
-    orig = game_beliefs(load_beliefs(run), g["game_id"])
-    np.testing.assert_allclose(fl.logprob[:3], orig.logprob[:3], atol=1e-4)   # states before the flipped answer
-    assert np.abs(fl.logprob[3:].values - orig.logprob[3:].values).max() > 1e-3
-    assert rescore(g, be, flip=3, cache=cache) is fl and len(cache) == 1
-    fig = belief_figure(orig, 3, fl, 3)
-    labels = [l.get_label() for l in fig.axes[0].lines]
-    assert "smollm2-135m, turn 3 flipped" in labels
-    assert "turn 3 the other way" in replay_html(g, 3, orig, fl, 3)
-
-
-def test_widget_steps_filters_and_flips(run, be):
-    r = replay(run, scorer=be)
-    games = load_games(run)
-    assert r.game["game_id"] == games[0]["game_id"] and "Turn 0 of 4" in r.w_view.value
-    for t in (1, 2):
-        r.w_next.click()
-        assert f"Turn {t} of 4" in r.w_view.value
-        assert html.escape(games[0]["turns"][t-1]["question"]) in r.w_view.value
-    r.w_turn.value = 4; r.w_next.click()
-    assert r.w_turn.value == 4                     # clipped at the last turn
-    assert [k for _, k in r.w_flip.options] == [0] + flippable(games[0])
-    r.w_flip.value = 1
-    assert "turn 1 the other way" in r.w_view.value and len(r.cache) == 1
-    r.w_secret.value = "river"
-    assert r.game["game_id"] == "river#0" and r.w_flip.value == 0
-    with pytest.raises(KeyError, match="no game 'river#7'"): r.show("river#7")
-
-
-def test_sources_and_clear_errors(run, tmp_path):
-    games = load_games(run)
-    assert [g["game_id"] for g in load_games(pd.DataFrame(games))] == [g["game_id"] for g in games]
-    assert load_games(run/"games.jsonl")[0]["secret"] == "cat"
-    with pytest.raises(ValueError, match="no games"): load_games([])
-    (tmp_path/"games.jsonl").write_text("")
-    with pytest.raises(ValueError, match="no games"): replay(tmp_path)
-    with pytest.raises(FileNotFoundError): replay(tmp_path/"nope")
-    with pytest.raises(KeyError, match="cat#0"): find_game(games, "cat#9")
-    with pytest.raises(ValueError, match="logprob"): replay(run, beliefs=load_beliefs(run).drop(columns="logprob"))
-
-
-def test_renders_every_kind_of_game_without_beliefs():
-    g = read_jsonl(FIXTURE)[1]
-    unparsed = truncate(g, 2) | {"game_id": "u"}
-    unparsed["turns"][1] |= dict(judge_raw="<think>a piano has keys, so", parse_ok=False)
-    h = turn_html(unparsed, 2)
-    assert "answered by rule: <b>Yes</b>" in h and "a piano has keys, so" in h and "chain of thought" in h
-    fin = truncate(g, 2) | {"game_id": "f", "won": True}
-    fin["turns"][-1] |= dict(question="Is it a piano?", judge_raw="<think>names it</think><answer>Finished</answer>", answer="Finished")
-    assert game_outcome(fin) == "won" and "names the secret piano ✓" in turn_html(fin, 2)
-    fin["turns"][-1]["question"] = "Is it a flute?"
-    assert game_outcome(fin) == "false win" and "a false win" in turn_html(fin, 2)
-    assert [x["game_id"] for x in filter_games([unparsed, fin], outcome="false win")] == ["f"]
-    empty = truncate(g, 0) | {"game_id": "e"}
-    r = replay([unparsed, fin, empty], game="e")
-    assert r.w_turn.max == 0 and "no turns" in r.w_view.value and r.w_flip.disabled
-    assert "no beliefs scored" in belief_figure(game_beliefs(None, "e"), 0).axes[0].texts[0].get_text()
-    assert candidates_table(None, 0) == ""

@@ -1,14 +1,15 @@
-"""The figure notebooks of nbs/paper, run through papermill on hand-built run folders whose numbers are
-computed here by hand (independently of twentyq.analysis), and on the small real runs in tests/fixtures."""
-import html, itertools, json, math
+"""The figure notebooks of nbs/paper on hand-built run folders whose numbers are computed here by hand (independently of
+twentyq.analysis), and on the small real runs in tests/fixtures (run in this process, tests/inline.py); the report's papermill
+path, its failures, its index in Chromium, and the tiny main job (conftest's `tiny_job`) end to end."""
+import html, itertools, json
 from pathlib import Path
 import numpy as np, pandas as pd, pytest
-import papermill as pm
 from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl
-from twentyq.report import paper_notebooks, notebooks_dir, slug
+from twentyq.report import paper_notebooks, slug
 from twentyq.beliefs import beliefs_path
 from games import game as _game, write_run, write_beliefs
+from inline import run_inline, shown_markdown
 
 def game(secret, iteration, answers, questioner="q", protocol="paper"):
     "A game whose questioner got `answers`; won (naming the secret) when the last one is 'Finished'."
@@ -31,7 +32,7 @@ cia_own = {"ant#0": [-6, -5, -2, 0], "ant#1": [-6, -7, -6]}
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    "A hand-built experiment, every figure notebook run on it with papermill."
+    "A hand-built experiment, every figure notebook run on it."
     root = tmp_path_factory.mktemp("experiment")
     runs = root/"runs"
     write_run(runs/"paper--q", q_games)
@@ -42,8 +43,7 @@ def report(tmp_path_factory):
     info = make_reference(q_games, root)
     write_beliefs(root/"reference", "q", ref_own); write_beliefs(root/"reference-flipped", "q", flip_own)
     for n in paper_notebooks:
-        pm.execute_notebook(str(notebooks_dir()/f"{n}.ipynb"), str(root/f"{n}.ipynb"), kernel_name="python3", progress_bar=False,
-                            parameters=dict(runs_dir=str(runs), out_dir=str(root/"out"), reference_dir=str(root), settings=dict(case="hand-built")))
+        run_inline(n, runs_dir=str(runs), out_dir=str(root/"out"), reference_dir=str(root), settings=dict(case="hand-built"))
     return root/"out", info
 
 def card(out, stem): return json.loads((out/f"{stem}.json").read_text())
@@ -187,18 +187,14 @@ def test_index_first_screen_in_chromium(report, tmp_path):
 
 def test_notebooks_on_small_real_runs(tmp_path):
     "Defaults: the real runs in tests/fixtures (tiny models, nothing won): every notebook runs and says what it cannot show."
-    for n in paper_notebooks:
-        pm.execute_notebook(str(notebooks_dir()/f"{n}.ipynb"), str(tmp_path/f"{n}.ipynb"), kernel_name="python3",
-                            progress_bar=False, parameters=dict(out_dir=str(tmp_path/"out")))
+    shown = {n: shown_markdown(run_inline(n, out_dir=str(tmp_path/"out"))) for n in paper_notebooks}
     out = tmp_path/"out"
     assert card(out, "table1_pass_at_1")["has_data"] and card(out, "fig6_foreign_outcomes")["has_data"]
     for stem in ["fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "fig7_secret_difference", "table5_max_min"]:
         c = card(out, stem)
         assert not c["has_data"] and c["note"], stem
         assert not (out/f"{stem}.png").exists(), stem                       # no empty axes
-    nb = json.loads((tmp_path/"fig3_counterfactual.ipynb").read_text())
-    shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", []))
-    assert "Nothing to show" in shown
+    assert "Nothing to show" in shown["fig3_counterfactual"]
 
 def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
     "A figure notebook that raises does not stop the others; the index shows its error and links the executed notebook."
@@ -210,15 +206,9 @@ def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
     page = write_index(tmp_path).read_text()
     assert page.index("Table 1: pass@1") < page.index("Fig. 4") and page.count("<b>Failed:</b>") == 2 and "0 with data" in page
 
-def test_reproduce_tiny(tmp_path):
+def test_reproduce_tiny(tiny_job):
     "The main job at its smallest (one secret, two questions, one model in every role): every item has a card, and the index shows each."
-    from twentyq.pipeline import reproduce, scales, train_scales
-    scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
-                          model_free=dict(limit=3, max_questions=13))
-    train_scales["tiny"] = dict(secrets=3, sft_steps=2, batch_size=2, lr=1e-4, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
-                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1, grpo_save_steps=1, micro_batch=1)
-    try: t = reproduce(out=str(tmp_path), questioners="smollm2-135m,wordnet", scorers="smollm2-135m", scale="tiny")
-    finally: del scales["tiny"], train_scales["tiny"]
+    tmp_path, t = tiny_job
     sft, grpo, delta = (str(tmp_path/"models"/f"smollm2-135m-{k}") for k in ("sft", "grpo", "delta"))
     assert sorted(zip(t.protocol, t.questioner)) == sorted([(p, q) for p in ("evals-shortlist", "paper", "cia") for q in ("smollm2-135m", sft, grpo, delta, "wordnet")])
     assert {"k", "mean_at_k", "mean_at_k_std", "pass_at_k"} <= set(t.columns) and t.k.eq(1).all()                   # Mean@k and Pass@k in every row
@@ -246,6 +236,8 @@ def test_reproduce_tiny(tmp_path):
     assert scored("wordnet") == sorted(beliefs_path(run("wordnet"), s).name for s in ["smollm2-135m", "wordnet"])   # the reference's: the given scorers
     for q in ["smollm2-135m", grpo]: assert scored(q) == sorted(beliefs_path(run(q), s).name for s in [q, "wordnet"])   # a model's: itself, the ideal observer
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
+    for q in ["smollm2-135m", sft, grpo, delta]:                                  # a model notebook for each model, rendered and linked
+        assert (tmp_path/"notebooks"/f"model--{slug(q)}.html").exists() and f"href='notebooks/model--{slug(q)}.html'" in (tmp_path/"index.html").read_text(), q
     for f in ["table1_pass_at_1.png", "fig1_cumulative_win_rate.csv", "transcripts.md", "index.html", "reference.json", "steps.csv"]: assert (tmp_path/f).exists(), f
     steps = pd.read_csv(tmp_path/"steps.csv").set_index("step")                  # each step's wall time and peak memory
     assert {"train: SFT", "train: GRPO", "train: ΔBelief-RL", "play SmolLM2-135M: paper, evals-shortlist, cia", "score paper--smollm2-135m with SmolLM2-135M",

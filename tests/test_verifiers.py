@@ -4,22 +4,17 @@ belief term by twentyq's scorer; a player that cannot judge refused."""
 import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest
+from conftest import MODEL
 from twentyq.beliefs import score_beliefs
 from twentyq.rewards import turn_rewards
 from twentyq.metrics import verified_win
 from twentyq.rollout import play
 from twentyq.runs import read_run, check_record
-from twentyq.serving import VLLMServer, vllm_python
 
 pytestmark = pytest.mark.timeout(900)
-MODEL = "smollm2-135m"
 BIN = Path(sys.executable).parent
 QUICK = dict(max_questions=3, questioner_max_tokens=24)
 
-@pytest.fixture(scope="module")
-def server():
-    vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
-    with VLLMServer(MODEL) as s: yield s
 
 def vf_eval(url, out, *opts):
     "The traces of `vf-eval twentyq-env` on the first 2 games, as a user types it; (exit status, traces, what it printed)."
@@ -34,10 +29,10 @@ def vf_eval(url, out, *opts):
 def _strip(g): return {k: v for k, v in g.items() if k not in ("seconds", "questioner", "judge")}
 
 @pytest.mark.parametrize("greedy", [True, False])
-def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(server, tmp_path, greedy):
-    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=server.base_url, limit=2, greedy=greedy, out=str(tmp_path/"play"),
+def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path, greedy):
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, limit=2, greedy=greedy, out=str(tmp_path/"play"),
          progress=False, **QUICK)
-    rc, traces, said = vf_eval(server.base_url, tmp_path, "--env.taskset.greedy", str(greedy).lower())
+    rc, traces, said = vf_eval(vllm_server.base_url, tmp_path, "--env.taskset.greedy", str(greedy).lower())
     assert rc == 0, said
     games = {t["info"]["game"]["game_id"]: t["info"]["game"] for t in traces}
     assert {k: _strip(g) for k, g in games.items()} == {g["game_id"]: _strip(g) for g in read_run(tmp_path/"play")}   # prompts, sampling, seeds: the same
@@ -47,13 +42,13 @@ def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(server, tmp_path, gr
         assert t["rewards"]["won"] == {"score": float(g["won"]), "weight": 1.0} and t["metrics"]["verified"] == float(verified_win(g))
         assert "belief" not in t["rewards"]   # no scorer named: no belief reward, rather than a zero
 
-def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(server, tmp_path):
-    rc, traces, said = vf_eval(server.base_url, tmp_path, "--env.taskset.greedy", "true", "--env.taskset.task.belief-scorer", MODEL,
+def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, smol, tmp_path):
+    rc, traces, said = vf_eval(vllm_server.base_url, tmp_path, "--env.taskset.greedy", "true", "--env.taskset.task.belief-scorer", MODEL,
                                "--env.taskset.task.rewards.penalty.weight", "0.1")
     assert rc == 0, said
     for t in traces:
         g = t["info"]["game"]
-        want = score_beliefs([g], MODEL, progress=False).sort_values("turn").logprob.tolist()
+        want = score_beliefs([g], smol, progress=False).sort_values("turn").logprob.tolist()
         assert len(t["info"]["beliefs"]) == len(g["turns"]) + 1 and max(abs(a - b) for a, b in zip(t["info"]["beliefs"], want)) < 1e-6
         gain = np.diff(want).clip(0)
         if g["won"]: gain[-1] = 0   # the winning turn earns no belief reward
