@@ -3,6 +3,7 @@
 .venv-vllm), pytest's durations per test and nbdev-test's per notebook; a table of the totals and the slowest items of each.
 
 Run: .venv/bin/python benchmarks/bench_tests.py --base REV   (about an hour at REV bbd4fba on a 2-core machine; nothing else running)
+     .venv/bin/python benchmarks/bench_tests.py --base REV --out DIR   (the logs kept in DIR/old and DIR/new)
      .venv/bin/python benchmarks/bench_tests.py --logs OLD NEW   (the table only, from two earlier runs' log folders)"""
 import argparse, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -56,12 +57,13 @@ def table(old:Path, new:Path, n:int=15):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", help="the older revision to compare with (a commit of this repository)")
+    ap.add_argument("--out", type=Path, help="keep the two runs' logs in this folder (old/, new/) rather than a temporary one")
     ap.add_argument("--logs", nargs=2, type=Path, metavar=("OLD", "NEW"), help="print the table of two earlier runs' log folders")
     a = ap.parse_args()
     if a.logs: table(*a.logs); sys.exit()
     if not a.base: ap.error("give --base REV or --logs OLD NEW")
     with tempfile.TemporaryDirectory() as d:
-        base, logs = Path(d)/"base", Path(d)/"logs"
+        base, logs = Path(d)/"base", a.out or Path(d)/"logs"
         subprocess.run(["git", "clone", "-q", str(root), str(base)], check=True)
         subprocess.run(["git", "checkout", "-q", a.base], cwd=base, check=True)
         (base/".venv-vllm").symlink_to(root/".venv-vllm")   # the vllm engine's environment, found beside the checkout
