@@ -38,7 +38,7 @@ $(DEV_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
 	touch $@
 
-# twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/26-28): make test and the docs install them; the main job needs neither
+# twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/70-72): make test and the docs install them; the main job needs neither
 EXTRAS_STAMP := $(VENV)/.twentyq-extras
 
 extras: $(EXTRAS_STAMP)
@@ -79,7 +79,7 @@ test: $(DEV_STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
 	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
 
-# the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/13_docs.ipynb):
+# the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/63_docs.ipynb):
 # every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"
 docs: $(DEV_STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)

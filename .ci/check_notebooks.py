@@ -1,16 +1,17 @@
 """Fail when a notebook is not clean, the exported library is out of sync, or README.md is not the render of nbs/index.ipynb.
 
 Works on a copy of the project, so it never changes your working tree (`--write-readme` rewrites README.md)."""
-import filecmp, shutil, subprocess, sys, tempfile
+import filecmp, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 bin_ = Path(sys.executable).parent
 
 def render_readme(nb: Path) -> str:
-    "README.md text: the markdown render of the index notebook."
+    "README.md text: the markdown render of the index notebook, its links to notebooks made relative to the repository."
     out = subprocess.run([bin_/"jupyter", "nbconvert", "--to", "markdown", "--stdout", str(nb)],
                          check=True, capture_output=True, text=True).stdout
+    out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb)", r"](nbs/\1", out)
     return "<!-- generated from nbs/index.ipynb by `make readme`: edit the notebook, not this file -->\n\n" + out.strip() + "\n"
 
 def diff_trees(a: Path, b: Path, rel=""):

@@ -51,9 +51,6 @@ def test_nav_is_the_reading_order_titled_by_the_notebooks(site):
     mods = [m for p in notebooks(NBS) if (m := nb_module(p))]
     assert len(rels) >= 25 and len(mods) >= 15
     assert NAV[0] == "index.ipynb" and set(rels) <= set(NAV) and {f"api/{m.split('.')[-1]}.md" for m in mods} <= set(NAV)
-    pos = NAV.index
-    assert pos("04_protocols.ipynb") < pos("06_rollout.ipynb") < pos("07_beliefs.ipynb") < pos("08_edits.ipynb") \
-        < pos("11_analysis.ipynb") < pos("paper/fig1_cumulative_win_rate.ipynb") < pos("12_replay.ipynb") < pos("api/index.md")
     titles = nav_titles(page(site, "index.html"))
     for rel in rels:
         href = rel.replace(".ipynb", ".html")
@@ -65,7 +62,7 @@ def test_nav_is_the_reading_order_titled_by_the_notebooks(site):
 def test_home_is_the_readme_notebook(site):
     h = page(site, "index.html")
     assert "<title>twentyq" in h and 'id="twentyq"' in h and '<a href="index.html" class="md-nav__link md-nav__link--active">' in h
-    for text in ["Two commands", "make reproduce", "Play, then score", "Reading games"]:
+    for text in ["Two commands", "make reproduce", "Play, then score", "Where to read on"]:
         assert text in h, text
     assert 'class="md-search__input"' in h            # the search box is on every page
 
@@ -150,17 +147,17 @@ def test_paper_figures_are_executed_and_drawn(site):
     status = {r["name"]: r["status"] for r in rows if r["kind"] == "notebook"}
     paper = [p.relative_to(NBS).as_posix() for p in notebooks(NBS) if p.parent.name == "paper"]
     assert len(paper) == 12 and all(status[p] == "executed" for p in paper), {p: status[p] for p in paper}   # 9 figures, the cia and training cards, the model notebook
-    assert status["07_beliefs.ipynb"] == "not executed"
+    assert status["31_beliefs.ipynb"] == "not executed"
     drawn = [p for p in paper if 'src="data:image/png;base64,' in page(site, p.replace(".ipynb", ".html"))]
     assert {"paper/table1_pass_at_1.ipynb", "paper/fig1_cumulative_win_rate.ipynb"} <= set(drawn), drawn
 
 
 def test_notebook_pages_are_nbdev_s(site):
-    h = page(site, "08_edits.html")
+    h = page(site, "02_edits.html")
     assert "flip_answer" in h and "Counterfactual games" in h and "#| export" not in h and "#|" not in h
     assert "jp-CodeCell" in h and "In&nbsp;[" not in h                     # cells, without prompts
-    assert (site[0]/"08_edits.ipynb").exists()                              # the notebook to download
-    assert "MathJax.js" in page(site, "24_onepass.html") and "\\pi(y \\mid s_t)" in page(site, "24_onepass.html")
+    assert (site[0]/"02_edits.ipynb").exists()                              # the notebook to download
+    assert "MathJax.js" in page(site, "30_onepass.html") and "\\pi(y \\mid s_t)" in page(site, "30_onepass.html")
 
 
 def test_search_index_has_the_api_entries(site):
@@ -172,8 +169,8 @@ def test_search_index_has_the_api_entries(site):
 
 def test_replay_page_is_linked_from_the_replay_notebook(site):
     h = page(site, "replay.html")
-    assert "Turn 6 of 6" in h and "tq-replay" in h and 'id="turn-6"' in h and 'href="12_replay.html"' in h
-    assert 'href="replay.html"' in page(site, "12_replay.html")
+    assert "Turn 6 of 6" in h and "tq-replay" in h and 'id="turn-6"' in h and 'href="61_replay.html"' in h
+    assert 'href="replay.html"' in page(site, "61_replay.html")
 
 
 def test_nothing_is_loaded_from_outside_the_site(site):

@@ -11,9 +11,9 @@ from twentyq.runs import read_jsonl
 from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
 
 TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12,
-            belief_weight=1.0, learning_rate=1e-4, save_steps=0, disable_tqdm=True)
+            belief_weight=1.0, lr=1e-4, save_steps=0, disable_tqdm=True)
 CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",
-           reward="cia", credit="turn", learning_rate=1e-4, disable_tqdm=True)
+           reward="cia", credit="turn", lr=1e-4, disable_tqdm=True)
 
 def trained(job, k):
     "The tiny job's model `k` (sft, grpo, delta): its folder, its training records, its settings."
@@ -56,21 +56,21 @@ def same_step(whole, micro):
 def test_turn_credit_step_in_micro_batches_and_a_rerun_resumes(tmp_path):
     "One turn-credit step, whole and in micro-batches of one game: the same update; a rerun for two steps resumes the whole one's checkpoint."
     out = tmp_path/"dbrl"
-    grpo("smollm2-135m", out, steps=1, **CIA)
-    grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, save_steps=0, **CIA)
+    grpo(model="smollm2-135m", out=out, steps=1, **CIA)
+    grpo(model="smollm2-135m", out=tmp_path/"micro", steps=1, micro_batch=1, save_steps=0, **CIA)
     same_step(out, tmp_path/"micro")
     assert (out/"checkpoint-1").is_dir() and not list((tmp_path/"micro").glob("checkpoint-*"))
     games = read_jsonl(out/"games.jsonl")
     with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
-    tr = grpo("smollm2-135m", out, steps=2, **CIA)
+    tr = grpo(model="smollm2-135m", out=out, steps=2, **CIA)
     assert tr.state.global_step == 2
     games = read_jsonl(out/"games.jsonl")
     assert sorted(g["grpo_step"] for g in games) == [0] * 4 + [1] * 4 and "stale#9" not in {g["game_id"] for g in games}
-    with pytest.raises(ValueError, match="must divide"): grpo("smollm2-135m", tmp_path/"odd", steps=1, micro_batch=3, **CIA)
+    with pytest.raises(ValueError, match="must divide"): grpo(model="smollm2-135m", out=tmp_path/"odd", steps=1, micro_batch=3, **CIA)
 
 def test_game_credit_step_in_micro_batches(tmp_path):
     "One game-credit step (TRL's GRPO, one advantage per game), whole and in micro-batches of one game: the same update."
-    grpo("smollm2-135m", tmp_path/"whole", steps=1, **TINY); grpo("smollm2-135m", tmp_path/"micro", steps=1, micro_batch=1, **TINY)
+    grpo(model="smollm2-135m", out=tmp_path/"whole", steps=1, **TINY); grpo(model="smollm2-135m", out=tmp_path/"micro", steps=1, micro_batch=1, **TINY)
     same_step(tmp_path/"whole", tmp_path/"micro")
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
@@ -87,7 +87,7 @@ def test_two_processes_split_the_secrets_and_stay_in_step(tmp_path):
     cmd = [str(bin_/"accelerate"), "launch", "--multi_gpu", "--num_processes", "2",   # without GPUs: torchrun's processes on the CPU, gloo
            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
            "--main_process_port", str(_free_port()), str(bin_/"twentyq"), "grpo", "--out", str(out), "--steps", "1", "--lr", "1e-4", "--save-steps", "0",
-           *[f"--{k.replace('_', '-')}={v}" for k, v in CIA.items() if k not in ("learning_rate", "disable_tqdm")]]
+           *[f"--{k.replace('_', '-')}={v}" for k, v in CIA.items() if k not in ("lr", "disable_tqdm")]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     games = read_jsonl(out/"games.jsonl")                                                   # written once, by the main process, for both

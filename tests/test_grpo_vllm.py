@@ -27,8 +27,8 @@ def contexts(games):
 
 def test_each_step_is_played_under_its_adapter_and_served_replies_equal_the_merged_model(vllm_server, tmp_path):
     out, srv = tmp_path/"grpo", vllm_server
-    grpo(MODEL, out, policy_engine="vllm", policy_server=srv.base_url, lora=True, steps=2, protocol="cia", reward="cia", credit="turn",
-         learning_rate=0.02, disable_tqdm=True, **TINY)
+    grpo(model=MODEL, out=out, policy_engine="vllm", policy_server=srv.base_url, lora=True, steps=2, protocol="cia", reward="cia", credit="turn",
+         lr=0.02, disable_tqdm=True, **TINY)
     games = read_jsonl(out/"games.jsonl")
     step1 = out/"policy-adapters"/"step-1"
     chats = contexts([g for g in games if g["grpo_step"] == 1])

@@ -1,11 +1,16 @@
 """The layers of twentyq: each module imports only modules of lower layers, at the top of the module, so the package has no
 import circle and nothing low depends on anything high. An import inside a function is there only to defer a heavy dependency,
-named below with the reason it is deferred. The test reads the source of twentyq/*.py (module- and function-level imports alike)."""
-import ast
+named below with the reason it is deferred. The test reads the source of twentyq/*.py (module- and function-level imports alike).
+
+The notebooks are numbered in the same reading order: a notebook imports (in any cell) only modules of lower-numbered
+notebooks, and the docs' navigation lists the notebooks, then the API pages, in the order of their numbers."""
+import ast, json, re
 from pathlib import Path
-import pytest
+import pytest, yaml
+from twentyq.docs import nav_files, nb_module
 
 PKG = Path(__file__).resolve().parent.parent/"twentyq"
+NBS = PKG.parent/"nbs"
 
 # Low to high. A module may import modules of the layers before its own, never of its own layer or a later one.
 LAYERS = [
@@ -95,3 +100,48 @@ def test_the_check_catches_a_circle(tmp_path):
                    "side": ["side.py:1 imports the private name _g of low", "side.py:2 imports mid (layer 1), not below its own layer 1 (middle)",
                             "side.py:4 imports numpy inside a function, which only a heavy dependency (DEFERRED) may"],
                    "mid": [], "high": ["high.py:3 imports side inside a function: twentyq's modules import at the top"]}
+
+
+def numbered(nbs=None) -> list[Path]: return sorted((nbs or NBS).glob("[0-9][0-9]_*.ipynb"))
+
+def cell_imports(source:str) -> list[str]:
+    "The twentyq modules a code cell imports (its magics and shell lines left out)."
+    code = "\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!")))
+    mods = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "twentyq":
+            mods += [a.name for a in node.names] if node.module == "twentyq" else [node.module.split(".")[1]]
+        elif isinstance(node, ast.Import): mods += [a.name.split(".")[1] for a in node.names if a.name.startswith("twentyq.")]
+    return mods
+
+def forward_imports(nbs=None) -> list[str]:
+    "Each import, in a numbered notebook of `nbs`, of a module exported by a notebook of the same or a higher number."
+    home = {m.removeprefix("twentyq."): p for p in numbered(nbs) if (m := nb_module(p))}
+    bad = []
+    for p in numbered(nbs):
+        for i, c in enumerate(json.loads(p.read_text())["cells"]):
+            if c["cell_type"] != "code": continue
+            bad += [f"{p.name} cell {i} imports {m}, the module of {home[m].name}" for m in cell_imports("".join(c["source"]))
+                    if m in home and home[m] != p and home[m].name[:2] >= p.name[:2]]
+    return bad
+
+def test_notebooks_import_only_lower_numbers():
+    assert len(numbered()) >= 25
+    bad = forward_imports()
+    assert not bad, "\n".join(bad)
+
+def test_the_reading_order_check_catches_a_forward_import(tmp_path):
+    nb = lambda *cells: json.dumps({"cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": c} for i, c in enumerate(cells)],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (tmp_path/"00_low.ipynb").write_text(nb("#| default_exp low", "%time 1\nfrom twentyq.high import f"))
+    (tmp_path/"01_high.ipynb").write_text(nb("#| default_exp high", "from twentyq import low", "!ls"))
+    (tmp_path/"02_side.ipynb").write_text(nb("#| default_exp side", "import twentyq.side, twentyq.high"))
+    test = forward_imports(tmp_path)
+    assert test == ["00_low.ipynb cell 1 imports high, the module of 01_high.ipynb"], test
+
+def test_docs_nav_follows_the_numbers():
+    nav = nav_files(yaml.safe_load((PKG.parent/"mkdocs.yml").read_text())["nav"])
+    nbs = [f for f in nav if re.match(r"\d\d_", f)]
+    assert nbs == sorted(nbs) and set(nbs) == {p.name for p in numbered()}, nbs
+    order = [m.removeprefix("twentyq.") for p in numbered() if (m := nb_module(p))]
+    assert [f[4:-3] for f in nav if f.startswith("api/") and f != "api/index.md"] == order

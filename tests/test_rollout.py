@@ -1,4 +1,4 @@
-"Resuming a killed run, and the CLI as a process; real games between the models are played in nbs/06_rollout.ipynb."
+"Resuming a killed run, and the CLI as a process; real games between the models are played in nbs/20_rollout.ipynb."
 import os, signal, subprocess, sys, time
 from pathlib import Path
 from twentyq.runs import read_jsonl

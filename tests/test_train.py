@@ -1,5 +1,5 @@
 """sft_cmd trains real SmolLM2 on CPU: checkpoints, resumes, is deterministic, saves a model.
-The rest of train is checked in nbs/16_train.ipynb."""
+The rest of train is checked in nbs/51_train.ipynb."""
 import json
 from pathlib import Path
 import pytest
