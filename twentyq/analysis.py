@@ -28,7 +28,8 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     dirs = sorted(p.parent for p in Path(runs_dir).glob("*/games.jsonl"))
     if not dirs: raise FileNotFoundError(f"no run folders (with a games.jsonl) under {runs_dir}")
     games = [load_run(d) for d in dirs]
-    keep = [i for i, g in enumerate(games) if protocol is None or not len(g) or (g.protocol == protocol).all()]   # an empty run is every protocol's
+    # an empty run is every protocol's
+    keep = [i for i, g in enumerate(games) if protocol is None or not len(g) or (g.protocol == protocol).all()]
     g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=game_columns + ["run"])
     b = [load_beliefs(dirs[i], belief_prompt=belief_prompt) for i in keep]
     b = pd.concat(b, ignore_index=True) if b else pd.DataFrame(columns=belief_columns)
@@ -46,7 +47,8 @@ def with_outcome(beliefs:pd.DataFrame, # belief rows (run, game_id, scorer, secr
     _need(beliefs, *belief_columns, what="beliefs"); _need(games, "run", "game_id", "questioner", "won", what="games")
     g = games[["run", "game_id", "questioner", "won"] + (["n_questions"] if "n_questions" in games else [])].copy()
     g["won"] = g["won"].eq(True)
-    df = beliefs.drop(columns=[c for c in ["questioner", "won", "n_questions"] if c in beliefs]).merge(g, on=["run", "game_id"], how="left", indicator=True)
+    df = beliefs.drop(columns=[c for c in ["questioner", "won", "n_questions"] if c in beliefs]).merge(
+        g, on=["run", "game_id"], how="left", indicator=True)
     lost = df[df._merge == "left_only"][["run", "game_id"]].drop_duplicates()
     if len(lost): raise ValueError(f"{len(lost)} scored game(s) are not among the games, e.g. {lost.iloc[0].tolist()}")
     return df.drop(columns="_merge").assign(outcome=lambda d: np.where(d.won, "won", "lost"))
@@ -67,7 +69,8 @@ def belief_by_outcome(beliefs:pd.DataFrame, # belief rows
 # %% ../nbs/41_analysis.ipynb #7d39ac4b
 def belief_gains(beliefs:pd.DataFrame, # belief rows (run, game_id, scorer, secret, turn, logprob)
                 ) -> pd.DataFrame:
-    "The rows in turn order with `gain` = logprob − the previous turn's, per (run, game, scorer); NaN at the first state."
+    ("The rows in turn order with `gain` = logprob − the previous turn's, per (run, game, scorer); "
+     "NaN at the first state.")
     _need(beliefs, *belief_columns, what="beliefs")
     df = beliefs.sort_values(["run", "game_id", "scorer", "turn"]).reset_index(drop=True)
     return df.assign(gain=df.groupby(["run", "game_id", "scorer"]).logprob.diff())
@@ -80,11 +83,14 @@ def gain_by_turn(beliefs:pd.DataFrame, # belief rows
     return _mean_ci(df[df.turn >= 1], ["scorer", "questioner", "turn"], "gain")
 
 # %% ../nbs/41_analysis.ipynb #b97b33e3
-def outcome_pairs(beliefs:pd.DataFrame, # belief rows (one scorer and questioner, or several: pairs are formed within each)
+def outcome_pairs(
+                  # belief rows (one scorer and questioner, or several: pairs are formed within each)
+                  beliefs:pd.DataFrame,
                   games:pd.DataFrame, # game rows
                   seed:int=0, # draws the two games of a secret that has more than two
                  ) -> pd.DataFrame:
-    "Per (scorer, questioner, secret) with one won and one lost game among its two drawn games: their mean beliefs over turns 1..m."
+    ("Per (scorer, questioner, secret) with one won and one lost game among its two drawn games: their mean "
+     "beliefs over turns 1..m.")
     df = with_outcome(beliefs, games)
     rng, rows = np.random.default_rng(seed), []
     for (scorer, questioner, secret), d in df.groupby(["scorer", "questioner", "secret"], sort=True):
@@ -96,9 +102,11 @@ def outcome_pairs(beliefs:pd.DataFrame, # belief rows (one scorer and questioner
         w, l = (a, b) if a.won.iloc[0] else (b, a)
         m = min(w.turn.max(), l.turn.max())
         wm, lm = (x[(x.turn >= 1) & (x.turn <= m)].set_index("turn").logprob.sort_index() for x in (w, l))
-        rows.append(dict(scorer=scorer, questioner=questioner, secret=secret, won_game=w.game_id.iloc[0], lost_game=l.game_id.iloc[0],
-                         turns=int(m), won_mean=float(wm.mean()), lost_mean=float(lm.mean()), difference=float((wm - lm).mean())))
-    return pd.DataFrame(rows, columns=["scorer", "questioner", "secret", "won_game", "lost_game", "turns", "won_mean", "lost_mean", "difference"])
+        rows.append(dict(scorer=scorer, questioner=questioner, secret=secret, won_game=w.game_id.iloc[0],
+                         lost_game=l.game_id.iloc[0], turns=int(m), won_mean=float(wm.mean()),
+                         lost_mean=float(lm.mean()), difference=float((wm - lm).mean())))
+    return pd.DataFrame(rows, columns=["scorer", "questioner", "secret", "won_game", "lost_game", "turns", "won_mean",
+                                       "lost_mean", "difference"])
 
 # %% ../nbs/41_analysis.ipynb #9fdd1be4
 def stars(p:float, # a p-value
@@ -111,7 +119,8 @@ def permutation_test(pairs:pd.DataFrame, # rows of `outcome_pairs` (won_mean, lo
                      n_resamples:int=10_000, # label permutations (exact when 2**n_pairs is not more)
                      seed:int=0, # seed of the Monte Carlo permutations
                     ) -> dict:
-    "One-sided test that beliefs in won games exceed those in lost ones: n_pairs, statistic, p_value, stars (no test below two pairs: p NaN)."
+    ("One-sided test that beliefs in won games exceed those in lost ones: n_pairs, statistic, p_value, stars (no test "
+     "below two pairs: p NaN).")
     from scipy.stats import permutation_test as _pt
     n = len(pairs)
     x, y = pairs.won_mean.to_numpy(float), pairs.lost_mean.to_numpy(float)
@@ -130,9 +139,11 @@ def _write_games(folder:Path, records:list[dict]):
 
 def make_reference(games:pd.DataFrame|list, # game records or rows of the reference questioner's run(s)
                    out:Path|str, # folder to hold reference/ and reference-flipped/
-                   false_wins:bool=False, # also take wins the cross-check rejects (the final question does not name the secret)
+                   # also take wins the cross-check rejects (the final question does not name the secret)
+                   false_wins:bool=False,
                   ) -> dict:
-    "Write the shortest successful game per secret to out/reference/ and their flipped-penultimate copies to out/reference-flipped/."
+    ("Write the shortest successful game per secret to out/reference/ and their flipped-penultimate copies to "
+     "out/reference-flipped/.")
     records = records_of(games)
     rejected = [r["game_id"] for r in records if r.get("won") and crosscheck(r) is False]
     ref = shortest_successful([r for r in records if false_wins or r["game_id"] not in rejected])
@@ -143,8 +154,9 @@ def make_reference(games:pd.DataFrame|list, # game records or rows of the refere
     out = Path(out)
     for name, recs in [("reference", ref), ("reference-flipped", flipped)]: _write_games(out/name, recs)
     info = dict(n_games=len(records), n_won=sum(bool(r.get("won")) for r in records), n_false_wins=len(rejected),
-                false_wins_included=false_wins, excluded_false_wins=[] if false_wins else rejected, n_reference=len(ref),
-                n_flipped=len(flipped), not_flippable=skipped, questioners=sorted({str(r.get("questioner")) for r in records}))
+                false_wins_included=false_wins, excluded_false_wins=[] if false_wins else rejected,
+                n_reference=len(ref), n_flipped=len(flipped), not_flippable=skipped,
+                questioners=sorted({str(r.get("questioner")) for r in records}))
     (out/"reference.json").write_text(json.dumps(info, indent=1))
     return info
 
@@ -165,15 +177,19 @@ def flip_difference(original:pd.DataFrame, # beliefs on the reference games
     _need(original, *belief_columns, what="original beliefs"); _need(flipped, *belief_columns, what="flipped beliefs")
     f = flipped.copy()
     m = f.game_id.str.extract(_flip_id)
-    if m.source.isna().any(): raise ValueError(f"not a flipped game id: {f.game_id[m.source.isna()].iloc[0]!r} (expected '<id>+flip<k>')")
+    if m.source.isna().any():
+        raise ValueError(f"not a flipped game id: {f.game_id[m.source.isna()].iloc[0]!r} (expected '<id>+flip<k>')")
     f = f.assign(source_game_id=m.source, flipped_turn=m.k.astype(int))
-    o = original[["scorer", "game_id", "turn", "logprob"]].rename(columns={"game_id": "source_game_id", "logprob": "original"})
+    o = original[["scorer", "game_id", "turn", "logprob"]].rename(
+        columns={"game_id": "source_game_id", "logprob": "original"})
     df = f.rename(columns={"logprob": "flipped"}).merge(o, on=["scorer", "source_game_id", "turn"], how="left")
     if df.original.isna().any():
         miss = df[df.original.isna()].iloc[0]
-        raise ValueError(f"scorer {miss.scorer!r} has no original belief for game {miss.source_game_id!r} at turn {miss.turn}")
+        raise ValueError(f"scorer {miss.scorer!r} has no original belief for game "
+                         f"{miss.source_game_id!r} at turn {miss.turn}")
     df = df[df.turn >= df.flipped_turn]
-    return df.assign(difference=df.flipped - df.original)[["scorer", "secret", "source_game_id", "flipped_turn", "turn", "original", "flipped", "difference"]].reset_index(drop=True)
+    return df.assign(difference=df.flipped - df.original)[["scorer", "secret", "source_game_id", "flipped_turn", "turn",
+                                                           "original", "flipped", "difference"]].reset_index(drop=True)
 
 # %% ../nbs/41_analysis.ipynb #b1b7bac9
 solve_group_names = ["won", "lost, solved at least once", "never solved"]
@@ -184,7 +200,8 @@ def solve_groups(games:pd.DataFrame, # game rows (run, game_id, secret, won)
     _need(games, "run", "secret", "won", what="games")
     won = games.won.eq(True)
     solved = won.groupby([games.run, games.secret]).transform("any")
-    return pd.Series(np.where(won, solve_group_names[0], np.where(solved, solve_group_names[1], solve_group_names[2])), index=games.index, name="group")
+    return pd.Series(np.where(won, solve_group_names[0], np.where(solved, solve_group_names[1], solve_group_names[2])),
+                     index=games.index, name="group")
 
 def belief_by_group(beliefs:pd.DataFrame, # belief rows
                     games:pd.DataFrame, # game rows
@@ -200,7 +217,8 @@ def secret_difference(beliefs:pd.DataFrame, # belief rows
                      ) -> pd.DataFrame:
     "Per (scorer, questioner, secret) with both outcomes: mean belief of won games minus that of lost games."
     df = with_outcome(beliefs, games)
-    per_game = df[df.turn >= 1].groupby(["scorer", "questioner", "secret", "game_id", "won"], sort=True).logprob.mean().reset_index()
+    per_game = (df[df.turn >= 1].groupby(["scorer", "questioner", "secret", "game_id", "won"], sort=True)
+                .logprob.mean().reset_index())
     out = per_game.groupby(["scorer", "questioner", "secret", "won"]).logprob.mean().unstack("won")
     out = out.dropna() if {True, False} <= set(out.columns) else out.iloc[:0]
     cols = ["scorer", "questioner", "secret", "won_mean", "lost_mean", "difference", "n_won", "n_lost"]
@@ -219,8 +237,8 @@ def max_min_delta(beliefs:pd.DataFrame, # belief rows
         lp, t = d.logprob.to_numpy(float), d.turn.to_numpy()
         hi, lo = int(np.argmax(lp)), int(np.argmin(lp))
         sign = -1.0 if lo > hi else 1.0
-        rows.append(dict(scorer=scorer, run=run, game_id=gid, secret=d.secret.iloc[0], max_turn=int(t[hi]), min_turn=int(t[lo]),
-                         delta=sign * float(lp[hi] - lp[lo])))
+        rows.append(dict(scorer=scorer, run=run, game_id=gid, secret=d.secret.iloc[0],
+                         max_turn=int(t[hi]), min_turn=int(t[lo]), delta=sign * float(lp[hi] - lp[lo])))
     return pd.DataFrame(rows, columns=["scorer", "run", "game_id", "secret", "max_turn", "min_turn", "delta"])
 
 def max_min_table(beliefs:pd.DataFrame, # belief rows (e.g. every scorer on the reference games)
@@ -268,17 +286,23 @@ def report_dir(out_dir:Path|str|None=None, # report folder (None: a new temporar
     out.mkdir(parents=True, exist_ok=True)
     return out
 
-def reference_inputs(reference_dir:Path|str|None=None, # folder with reference/ and reference-flipped/ (None: beside the runs)
+def reference_inputs(
+                     # folder with reference/ and reference-flipped/ (None: beside the runs)
+                     reference_dir:Path|str|None=None,
                      scorers=None, # keep beliefs of these scorers (None: all)
-                     runs_dir:Path|str|None=None, # the folder of run folders (None: `example_runs()`); its parent is the default reference_dir
+                     # the folder of run folders (None: `example_runs()`); its parent is the default reference_dir
+                     runs_dir:Path|str|None=None,
                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    "(reference games, beliefs on them, beliefs on their flipped copies); empty frames where nothing was made or scored."
+    ("(reference games, beliefs on them, beliefs on their flipped copies); empty frames where "
+     "nothing was made or scored.")
     d = Path(reference_dir) if reference_dir else Path(runs_dir or example_runs()).parent
     if not (d/"reference"/"games.jsonl").exists():
-        raise FileNotFoundError(f"{d} has no reference/games.jsonl: make it with make_reference (twentyq reproduce does)")
+        raise FileNotFoundError(f"{d} has no reference/games.jsonl: make it with make_reference "
+                                "(twentyq reproduce does)")
     ss = _listed(scorers)
     games = load_run(d/"reference")
-    orig, flipped = (load_beliefs(d/n, ss) if (d/n).exists() else pd.DataFrame(columns=belief_columns) for n in ("reference", "reference-flipped"))
+    orig, flipped = (load_beliefs(d/n, ss) if (d/n).exists() else pd.DataFrame(columns=belief_columns)
+                     for n in ("reference", "reference-flipped"))
     return games, orig, flipped
 
 # %% ../nbs/41_analysis.ipynb #6ff3d6d5
@@ -289,17 +313,20 @@ def _hack_row(q:str, games:list[dict], max_min:float) -> dict:
     why = [f"the cross-check rejects {rejected} of {len(wins)} judge wins"] if rejected else []
     if max_min < 0: why.append(f"its belief falls on the reference games (Max-Min {max_min:.2f})")
     return dict(questioner=q, games=len(games), judge_wins=len(wins), verified_wins=len(wins) - rejected,
-                rejected_share=rejected / len(wins) if wins else math.nan, max_min=max_min, max_min_sign=np.sign(max_min),
-                flagged=bool(why), why="; ".join(why))
+                rejected_share=rejected / len(wins) if wins else math.nan, max_min=max_min,
+                max_min_sign=np.sign(max_min), flagged=bool(why), why="; ".join(why))
 
 def reward_hacks(games, # game rows or records of the questioners' own games (with `questioner`)
                  reference_beliefs:pd.DataFrame, # belief rows on the reference games, the questioners among the scorers
                 ) -> pd.DataFrame:
-    "Per questioner: judge wins, verified wins, the share the cross-check rejects, its Max-Min belief on the reference games, and a flag."
+    ("Per questioner: judge wins, verified wins, the share the cross-check rejects, its Max-Min belief on the "
+     "reference games, and a flag.")
     recs = records_of(games)
-    if missing := [r.get("game_id") for r in recs if "questioner" not in r]: raise ValueError(f"game {missing[0]!r} names no questioner")
-    mm = max_min_table(reference_beliefs).set_index("scorer")["mean"] if len(reference_beliefs) else pd.Series(dtype=float)
+    if missing := [r.get("game_id") for r in recs if "questioner" not in r]:
+        raise ValueError(f"game {missing[0]!r} names no questioner")
+    mm = (max_min_table(reference_beliefs).set_index("scorer")["mean"] if len(reference_beliefs)
+          else pd.Series(dtype=float))
     qs = sorted({str(r["questioner"]) for r in recs})
     rows = [_hack_row(q, [r for r in recs if str(r["questioner"]) == q], float(mm.get(q, math.nan))) for q in qs]
-    return pd.DataFrame(rows, columns=["questioner", "games", "judge_wins", "verified_wins", "rejected_share", "max_min", "max_min_sign",
-                                       "flagged", "why"])
+    return pd.DataFrame(rows, columns=["questioner", "games", "judge_wins", "verified_wins", "rejected_share",
+                                       "max_min", "max_min_sign", "flagged", "why"])

@@ -33,7 +33,8 @@ import functools, time
 from collections import OrderedDict
 
 class PrefixStore:
-    "A bounded LRU store of (token ids, K/V of those tokens) that finds the entry sharing the longest prefix with new ids."
+    ("A bounded LRU store of (token ids, K/V of those tokens) that finds the entry sharing the "
+     "longest prefix with new ids.")
     block = 16   # prefixes are indexed every `block` tokens; the last partial block is compared token by token
     def __init__(self, max_tokens:int, # most tokens held over all entries
                 ):
@@ -45,14 +46,16 @@ class PrefixStore:
         return out
 
     def _find(self, ids):
-        "(key, n): the entry sharing the longest prefix with `ids` (the most recently stored of equals), and the prefix's length."
+        ("(key, n): the entry sharing the longest prefix with `ids` (the most recently stored of equals), "
+         "and the prefix's length.")
         found, n = None, 0
         for h in self._hashes(ids):
             if not (keys := self.index.get(h)): break
             found, n = keys, n + self.block
         if found is None: return None, 0
         best, m = None, 0
-        for key in reversed(found):           # the entries holding the first n tokens: who matches further into the next block?
+        # the entries holding the first n tokens: who matches further into the next block?
+        for key in reversed(found):
             e, k = self.entries[key][0], n
             while k < min(len(e), len(ids), n + self.block) and e[k] == ids[k]: k += 1
             if k > m: best, m = key, k
@@ -61,7 +64,8 @@ class PrefixStore:
 
     def match(self, ids:list[int], # token ids of a new prompt
              ):
-        "(kv, n): stored K/V whose first `n` positions are those of `ids[:n]`, for the longest such n; (None, 0) if none."
+        ("(kv, n): stored K/V whose first `n` positions are those of `ids[:n]`, for the longest "
+         "such n; (None, 0) if none.")
         key, n = self._find(ids)
         if key is None: return None, 0
         self.entries.move_to_end(key)
@@ -70,7 +74,8 @@ class PrefixStore:
     def add(self, ids:list[int], # token ids
             kv, # their K/V, positions on axis -2
            ):
-        "Store `kv` for `ids`, replacing an entry that `ids` extends; then drop least recently used entries over budget."
+        ("Store `kv` for `ids`, replacing an entry that `ids` extends; then drop least recently "
+         "used entries over budget.")
         if len(ids) < self.block or len(ids) > self.max_tokens: return
         key, n = self._find(ids)
         if key is not None and n == len(ids): self.entries.move_to_end(key); return   # already held
@@ -119,11 +124,13 @@ def _slab_layer():
 
 def kv_layout(model, # a transformers causal LM
              ) -> tuple[int, int, int]|None:
-    "(layers, kv heads, head dim) if every layer caches plain keys and values of one shape (what the slab needs), else None."
+    ("(layers, kv heads, head dim) if every layer caches plain keys and values of one shape (what the "
+     "slab needs), else None.")
     import torch
     from transformers.cache_utils import DynamicCache, DynamicLayer, DynamicSlidingWindowLayer
     c = DynamicCache(config=model.config)
-    with torch.no_grad(): model(input_ids=torch.tensor([[0, 0]], device=model.device), past_key_values=c, use_cache=True)
+    with torch.no_grad():
+        model(input_ids=torch.tensor([[0, 0]], device=model.device), past_key_values=c, use_cache=True)
     if any(type(l) not in (DynamicLayer, DynamicSlidingWindowLayer) for l in c.layers): return None
     shapes = {(tuple(l.keys.shape), tuple(l.values.shape)) for l in c.layers}
     if len(shapes) != 1 or len(c.layers) != model.config.get_text_config(decoder=True).num_hidden_layers: return None
@@ -139,8 +146,10 @@ class HFBackend:
                  dtype=None, # dtype; None picks one
                  batch_size:int=32, # most sequences in one forward/generate call
                  chat_template:str|None=None, # template for models that ship none
-                 prefix_cache_tokens:int=32768, # tokens of K/V kept on the model's device for reuse by later calls (0: none)
-                 loaded:tuple|None=None, # (model, tokenizer) already in memory, e.g. a model being trained (then keep the cache off)
+                 # tokens of K/V kept on the model's device for reuse by later calls (0: none)
+                 prefix_cache_tokens:int=32768,
+                 # (model, tokenizer) already in memory, e.g. a model being trained (then keep the cache off)
+                 loaded:tuple|None=None,
                 ):
         self.name, self.batch_size = name, batch_size
         self.model, self.tok = loaded or load_model(name, device=device, dtype=dtype, chat_template=chat_template)
@@ -148,7 +157,9 @@ class HFBackend:
         self.stop_ids = self._stop_ids()
         self.kv_layout = kv_layout(self.model)
         self.prefix_cache = PrefixStore(prefix_cache_tokens) if prefix_cache_tokens > 0 and self.kv_layout else None
-        self.stats = dict(prompt_tokens=0, computed_tokens=0, decode_steps=0, decode_rows=0, prefill_s=0.0, decode_s=0.0)   # what generate did (decode_rows: rows summed over decode steps)
+        # what generate did (decode_rows: rows summed over decode steps)
+        self.stats = dict(prompt_tokens=0, computed_tokens=0, decode_steps=0, decode_rows=0,
+                          prefill_s=0.0, decode_s=0.0)
 
     def _stop_ids(self):
         "End-of-turn tokens: the tokenizer's EOS, the generation config's, and the usual chat end markers."
@@ -169,7 +180,8 @@ class HFBackend:
         "The exact text `chat` becomes under the model's chat template."
         if not self.tok.chat_template:
             raise ValueError(f"Model {self.name!r} has no chat template; pass chat_template= to get_backend/load_model")
-        return self.tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=add_generation_prompt, **template_kw)
+        return self.tok.apply_chat_template(chat, tokenize=False,
+                                            add_generation_prompt=add_generation_prompt, **template_kw)
 
     def encode(self, text:str) -> list[int]:
         "Token ids of already-rendered text (its special tokens are written out, so none are added)."
@@ -178,7 +190,8 @@ class HFBackend:
 # %% ../nbs/10_backend.ipynb #2ffe1c03
 def _groups(need, # tokens to compute per row, most first
             slack=1.5, extra=16):
-    "Runs (a, z) of rows that share one forward window: a row joins while the run's largest need is within slack x + extra of its own."
+    ("Runs (a, z) of rows that share one forward window: a row joins while the run's largest need is within "
+     "slack x + extra of its own.")
     out, a = [], 0
     for i in range(1, len(need) + 1):
         if i == len(need) or need[a] > slack * need[i] + extra: out.append((a, i)); a = i
@@ -189,11 +202,13 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
           order:list[int], # each row's index in the call
           gens:list|None=None, # a torch.Generator per chat of the call (None: one shared stream, rows drawn in `order`)
          ):
-    "Next token of each row: the argmax, or a draw after temperature, top-k (the k largest) and top-p (transformers' warper)."
+    ("Next token of each row: the argmax, or a draw after temperature, top-k (the k largest) and top-p "
+     "(transformers' warper).")
     import torch
     from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
     if s.greedy: return logits.argmax(-1)
-    perm = torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=logits.device) if gens is None else slice(None)
+    perm = (torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=logits.device)
+            if gens is None else slice(None))
     scores = logits[perm]
     if s.temperature != 1.0: scores = TemperatureLogitsWarper(s.temperature)(None, scores)
     if s.top_k and s.top_k < scores.shape[-1]:   # top-p then sorts only the k best, not the whole vocabulary
@@ -205,7 +220,8 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
     probs = scores.softmax(-1)
     if gens is None: out[perm] = torch.multinomial(probs, 1)[:, 0]
     else:   # inverse CDF of one uniform number from each row's own generator
-        u = torch.tensor([torch.rand((), generator=gens[i], dtype=torch.float64).item() for i in order], dtype=torch.float64, device=logits.device)
+        u = torch.tensor([torch.rand((), generator=gens[i], dtype=torch.float64).item() for i in order],
+                         dtype=torch.float64, device=logits.device)
         cdf = probs.double().cumsum(-1)
         out[perm] = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)[:, 0].clamp(max=probs.shape[-1] - 1)
     return out
@@ -215,27 +231,30 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
 def _slab(self:HFBackend, prompts:list[list[int]], # token ids of each prompt (one batch)
           s:Sampling, # sampling parameters (its `max_new_tokens` sizes the slab)
          ):
-    "The batch laid out for decoding: prompts left-padded into one K/V slab, longest computation first, the stored K/V each can reuse."
+    ("The batch laid out for decoding: prompts left-padded into one K/V slab, longest computation first, the "
+     "stored K/V each can reuse.")
     import torch
     L, H, D = self.kv_layout
     T = [len(p) for p in prompts]
     hits = [self.prefix_cache.match(p) if self.prefix_cache is not None else (None, 0) for p in prompts]
     hits = [(kv, min(n, t - 1)) for (kv, n), t in zip(hits, T)]   # at least the last prompt token is computed
-    rows = sorted(range(len(prompts)), key=lambda i: T[i] - hits[i][1], reverse=True)   # slab row b holds prompt rows[b]
+    # slab row b holds prompt rows[b]
+    rows = sorted(range(len(prompts)), key=lambda i: T[i] - hits[i][1], reverse=True)
     Tmax, B = max(T), len(rows)
     ids = torch.full((B, Tmax), self.tok.pad_token_id, dtype=torch.long)
     mask = torch.zeros(B, Tmax + s.max_new_tokens, dtype=torch.long)
     for b, i in enumerate(rows): ids[b, Tmax - T[i]:] = torch.tensor(prompts[i]); mask[b, Tmax - T[i]:Tmax] = 1
     ids, mask = ids.to(self.device), mask.to(self.device)
     buf = torch.empty(L, 2, B, H, Tmax + min(s.max_new_tokens, 64), D, dtype=self.model.dtype, device=self.device)
-    return SimpleNamespace(prompts=prompts, T=T, hits=hits, rows=rows, need=[T[i] - hits[i][1] for i in rows], Tmax=Tmax,
-                           ids=ids, mask=mask, pos=(mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0), buf=buf)
+    return SimpleNamespace(prompts=prompts, T=T, hits=hits, rows=rows, need=[T[i] - hits[i][1] for i in rows],
+                           Tmax=Tmax, ids=ids, mask=mask, pos=(mask[:, :Tmax].cumsum(-1) - 1).clamp(min=0), buf=buf)
 
 # %% ../nbs/10_backend.ipynb #7ec569f4
 @patch
 def _prefill(self:HFBackend, st, # the slab from `_slab`
             ):
-    "Logits of each slab row's next token: rows of similar need in one forward pass each, over the stored K/V copied into the slab."
+    ("Logits of each slab row's next token: rows of similar need in one forward pass each, over the stored "
+     "K/V copied into the slab.")
     import torch
     logits = []
     for a, z in _groups(st.need):
@@ -257,10 +276,12 @@ def _decode(self:HFBackend, st, # the slab, prefilled
             s:Sampling, # sampling parameters
             gens:list|None, # a generator per prompt, or None
            ) -> list[list[int]]:
-    "Each slab row's new tokens, one step for all live rows at a time; a finished row stores its K/V and leaves the slab."
+    ("Each slab row's new tokens, one step for all live rows at a time; a finished row stores its "
+     "K/V and leaves the slab.")
     import torch
     stop, rows, mask, buf, Tmax = set(self.stop_ids), st.rows, st.mask, st.buf, st.Tmax
-    res, gen, at, n = [None] * len(rows), [[] for _ in rows], list(range(len(rows))), Tmax   # slab row j holds prompt rows[at[j]]; n: columns filled
+    # slab row j holds prompt rows[at[j]]; n: columns filled
+    res, gen, at, n = [None] * len(rows), [[] for _ in rows], list(range(len(rows))), Tmax
     nxt = torch.tensor([st.T[i] for i in rows], device=self.device)   # position of each row's next token
     while True:
         tok = _pick(logits, s, [rows[b] for b in at], gens)
@@ -270,7 +291,8 @@ def _decode(self:HFBackend, st, # the slab, prefilled
             if t in stop or len(g) == s.max_new_tokens: res[at[j]] = g; done.append(j)
         for j in done: self._keep(st.prompts[rows[at[j]]], gen[at[j]], buf[:, :, j], Tmax - st.T[rows[at[j]]], Tmax)
         if len(done) == len(at): return res
-        if done:                                                 # finished rows leave: live rows from the end fill their places
+        # finished rows leave: live rows from the end fill their places
+        if done:
             m = len(at) - len(done)
             for h, src in zip([j for j in done if j < m], [j for j in range(m, len(at)) if j not in done]):
                 buf[:, :, h, :, :n] = buf[:, :, src, :, :n]
@@ -319,10 +341,12 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
     "The model's reply to each chat."
     import torch
     seeds = sampling.seed if isinstance(sampling.seed, (list, tuple)) else None
-    if seeds is not None and len(seeds) != len(chats): raise ValueError(f"{len(seeds)} seeds for {len(chats)} chats: give one seed per chat, or one int")
+    if seeds is not None and len(seeds) != len(chats):
+        raise ValueError(f"{len(seeds)} seeds for {len(chats)} chats: give one seed per chat, or one int")
     if sampling.seed is not None and seeds is None: torch.manual_seed(sampling.seed)
     prompts = [self.encode(self.render(c, **template_kw)) for c in chats]
-    self.stats["prompt_tokens"] += sum(map(len, prompts))   # here, not in _generate_ids: shared-prefix passes are no prompts
+    # here, not in _generate_ids: shared-prefix passes are no prompts
+    self.stats["prompt_tokens"] += sum(map(len, prompts))
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)   # similar lengths share a batch
     out = [None] * len(prompts)
     for k in range(0, len(order), self.batch_size):
@@ -337,7 +361,8 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
 def _share_prefixes(self:HFBackend, prompts:list[list[int]], # token ids of the prompts of one batch
                     min_gain:int=32, # fewest tokens a shared prefix must save over the store's match
                    ):
-    "Compute once, and store, each prefix that several prompts share beyond what the store holds (32 games' identical opening prompts)."
+    ("Compute once, and store, each prefix that several prompts share beyond what the store holds (32 games' "
+     "identical opening prompts).")
     order = sorted(range(len(prompts)), key=lambda i: prompts[i])
     def lcp(a, b):
         n = 0
@@ -351,7 +376,8 @@ def _share_prefixes(self:HFBackend, prompts:list[list[int]], # token ids of the 
 
 @patch
 def _hf_generate_ids(self:HFBackend, prompts, s, seeds=None):
-    "Generated token ids of each prompt by `model.generate` (left-padded batch, no reuse): models without a plain K/V layout."
+    ("Generated token ids of each prompt by `model.generate` (left-padded batch, no reuse): models "
+     "without a plain K/V layout.")
     import torch
     if seeds: torch.manual_seed(seeds[0])   # one stream for the batch: replies depend on the batch's other prompts
     width, pad = max(map(len, prompts)), self.tok.pad_token_id

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from .runs import read_jsonl, read_run, hold_run, belief_points
-from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw, score_games, score_candidates,
+from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw,
+                             score_games, score_candidates,
                               naive_beliefs)
 from .players import player, is_model_free, check_role
 from .wordnet import ideal_beliefs
@@ -23,7 +24,8 @@ __all__ = ['candidate_stats', 'score_beliefs', 'game_beliefs', 'beliefs_path', '
 def candidate_stats(logprobs:np.ndarray, # [T+1, K] candidate log-probs of one game
                     secret_index:int, # column of the true secret
                    ) -> dict:
-    "Per state: the secret's rank and normalised log-prob, the entropy of the normalised belief, and the information gain."
+    ("Per state: the secret's rank and normalised log-prob, the entropy of the normalised belief, "
+     "and the information gain.")
     lp = np.asarray(logprobs, dtype=np.float64)
     norm = lp - np.logaddexp.reduce(lp, axis=1, keepdims=True)
     ent = -(np.exp(norm) * norm).sum(1)
@@ -46,7 +48,8 @@ def _load_games(games):
 
 def _load_candidates(candidates):
     if candidates is None or isinstance(candidates, list): return candidates
-    if isinstance(candidates, (str, Path)): return [w.strip() for w in Path(candidates).read_text(encoding="utf-8").splitlines() if w.strip()]
+    if isinstance(candidates, (str, Path)):
+        return [w.strip() for w in Path(candidates).read_text(encoding="utf-8").splitlines() if w.strip()]
     return list(candidates)
 
 def _top(lp, norm, cands, k):
@@ -67,7 +70,8 @@ def _frame(records, beliefs, cand, run, scorer, top_k=0):
                               info_gain=cs["info_gain"][t], n_candidates=len(cand[i]["candidates"]))
             if cand and top_k: row.update(top_candidates=tw[t], top_norm_logprobs=tl[t])
             rows.append(row)
-    cols = ["run", "game_id", "scorer", "secret", "turn", "logprob"] + (["rank", "norm_logprob", "entropy", "info_gain", "n_candidates"] if cand else [])
+    cols = (["run", "game_id", "scorer", "secret", "turn", "logprob"]
+            + (["rank", "norm_logprob", "entropy", "info_gain", "n_candidates"] if cand else []))
     cols += ["top_candidates", "top_norm_logprobs"] if cand and top_k else []
     return pd.DataFrame(rows, columns=cols)
 
@@ -88,7 +92,8 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."
     elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
-    if candidates is not None and lead != " ": raise ValueError(f"candidate sets are scored under the paper's belief prompt only, not {belief_prompt!r}")
+    if candidates is not None and lead != " ":
+        raise ValueError(f"candidate sets are scored under the paper's belief prompt only, not {belief_prompt!r}")
     records, folder = _load_games(games)
     be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
     for r in records: belief_points(r)          # fail early, naming the bad game
@@ -97,11 +102,13 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
         for a in range(0, len(records), games_per_step):
             part = records[a:a+games_per_step]
             lps = score_games(part, be, elicitation, batch_size, template_kw=template_kw, lead=lead)
-            cs = score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw) if cands else None
+            cs = (score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw) if cands
+                  else None)
             frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name, top_k))
             bar.update(len(part))
     df = pd.concat(frames, ignore_index=True) if frames else _frame([], [], cands, run, be.name, top_k)
-    return df if belief_prompt == "paper" else df.assign(belief_prompt=belief_prompt)   # the paper's rows keep their columns
+    # the paper's rows keep their columns
+    return df if belief_prompt == "paper" else df.assign(belief_prompt=belief_prompt)
 
 # %% ../nbs/31_beliefs.ipynb #133679b5
 _scorers, _scoring = {}, threading.Lock()
@@ -112,7 +119,8 @@ def game_beliefs(game:dict, # a game record
                 ) -> list[float]:
     "log b_0 … log b_T of one game by `scorer`; safe to call from any thread."
     if is_model_free(check_role(scorer, "scorer")):
-        raise ValueError(f"{scorer!r} scores run folders of the WordNet questioner's games (twentyq score --scorer wordnet); to score one game, name a model")
+        raise ValueError(f"{scorer!r} scores run folders of the WordNet questioner's games (twentyq score --scorer "
+                         "wordnet); to score one game, name a model")
     with _scoring:
         if scorer not in _scorers: _scorers[scorer] = _load_scorer(scorer)
         df = score_beliefs([game], _scorers[scorer], progress=False, belief_prompt=belief_prompt)
@@ -126,8 +134,10 @@ def beliefs_path(run_dir:Path|str, # run folder
                 ) -> Path:
     "Where `score_run` keeps the beliefs of `scorer` for the run in `run_dir`."
     slug = re.sub(r'[^A-Za-z0-9._-]+', '_', scorer).strip('_')
-    return Path(run_dir)/(f"beliefs-{slug}.parquet" if belief_prompt == "paper" else f"beliefs-{slug}--{belief_prompt}.parquet")
+    return Path(run_dir)/(f"beliefs-{slug}.parquet" if belief_prompt == "paper"
+                          else f"beliefs-{slug}--{belief_prompt}.parquet")
 
+# %% ../nbs/31_beliefs.ipynb #16f4fa0c
 def score_run(run_dir:Path|str, # run folder with a games.jsonl
               scorer, # scoring model: a name for `get_backend`, or a backend
               candidates=None, # None, a list of words, or a word-list file
@@ -140,11 +150,15 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               progress:bool=True, # show a progress bar over games
               device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
               top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
-              engine:str="hf", # the scorer's engine when it is a name: "hf", "openai" (servers at `server`) or "vllm" (a server started now)
+              # the scorer's engine when it is a name: "hf", "openai" (servers at `server`) or "vllm" (a server started
+              # now)
+              engine:str="hf",
               server:str|None=None, # base URL(s) of the openai engine's servers
-              belief_prompt:str="paper", # "paper" or "cia": recorded in the rows and the file's settings, kept in a file of its own
+              # "paper" or "cia": recorded in the rows and the file's settings, kept in a file of its own
+              belief_prompt:str="paper",
              ) -> pd.DataFrame:
-    "Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; return the whole table."
+    ("Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; "
+     "return the whole table.")
     run_dir = Path(run_dir)
     if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, check_role(scorer, "scorer"))
     records = read_run(run_dir)
@@ -152,36 +166,43 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
         be, cands = _load_scorer(scorer, device, engine, server), _load_candidates(candidates)
-        try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k, belief_prompt)
+        try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw,
+                         games_per_part, progress, top_k, belief_prompt)
         finally:
             if isinstance(scorer, str) and hasattr(be, "close"): be.close()   # stops a server the vllm engine started
     return pd.read_parquet(beliefs_path(run_dir, be.name, belief_prompt))
 
-def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part, progress, top_k, belief_prompt="paper"):
+def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part,
+                progress, top_k, belief_prompt="paper"):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
     elicitation = belief_prompt_of(belief_prompt, elicitation)[0]
     meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
                 candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
     if cands and top_k: meta["top_k"] = top_k
-    if belief_prompt != "paper": meta["belief_prompt"] = belief_prompt   # the paper's files keep their settings as they were
+    # the paper's files keep their settings as they were
+    if belief_prompt != "paper": meta["belief_prompt"] = belief_prompt
     out = _open_beliefs(beliefs_path(run_dir, be.name, belief_prompt), meta)
     done = _scored_ids(out)
     todo = [r for r in records if r.get("game_id") not in done]
-    with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}", disable=not progress) as bar:
+    with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}",
+              disable=not progress) as bar:
         for a in range(0, len(todo), games_per_part):
             part = todo[a:a+games_per_part]
-            _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk, template_kw,
-                                           progress=False, top_k=top_k, belief_prompt=belief_prompt))
+            _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk,
+                                           template_kw, progress=False, top_k=top_k, belief_prompt=belief_prompt))
             bar.update(len(part))
 
+# %% ../nbs/31_beliefs.ipynb #af5e7804
 def _open_beliefs(out:Path, meta:dict) -> Path:
-    "Create beliefs folder `out` with its settings, or check they are `meta`'s; remove part files a killed writer left unfinished."
+    ("Create beliefs folder `out` with its settings, or check they are `meta`'s; remove part files a killed "
+     "writer left unfinished.")
     out.mkdir(exist_ok=True)
     mf = out/"_meta.json"
     if not mf.exists(): tmp = out/".meta.tmp"; tmp.write_text(json.dumps(meta)); os.replace(tmp, mf)
     elif (old := json.loads(mf.read_text())) != json.loads(json.dumps(meta)):
-        raise ValueError(f"{out} was scored with other settings ({old}); now asked for {meta}. Delete it or score elsewhere.")
+        raise ValueError(f"{out} was scored with other settings ({old}); now asked for {meta}. Delete "
+                         "it or score elsewhere.")
     for tmp in out.glob(".part-*.tmp*"): tmp.unlink()
     return out
 
@@ -201,11 +222,13 @@ def _score_ideal(run_dir:Path, # run folder of the WordNet questioner's games
                  scorer:str, # "wordnet" (candidates: nouns_all) or "wordnet:LIST"
                 ) -> pd.DataFrame:
     "The WordNet ideal observer's beliefs on the games of `run_dir`, written and resumed like a scorer's."
-    if scorer.partition(":")[0] != "wordnet": raise ValueError(f"{scorer!r} has no beliefs to score: the model-free scorer is the ideal observer 'wordnet'")
+    if scorer.partition(":")[0] != "wordnet":
+        raise ValueError(f"{scorer!r} has no beliefs to score: the model-free scorer is the ideal observer 'wordnet'")
     records = read_run(run_dir)
     with hold_run(run_dir):
         out = _open_beliefs(beliefs_path(run_dir, scorer), dict(scorer=scorer, ideal_observer=True))
         done = _scored_ids(out)
         todo = [r for r in records if r["game_id"] not in done]
-        if todo: _write_part(out, ideal_beliefs(todo, scorer.partition(":")[2] or None, run=run_dir.name).assign(scorer=scorer))
+        if todo: _write_part(out, ideal_beliefs(todo, scorer.partition(":")[2] or None,
+                                                run=run_dir.name).assign(scorer=scorer))
     return pd.read_parquet(out)

@@ -38,20 +38,27 @@ def play_cmd(**kwargs):
 
 # %% ../nbs/80_cli.ipynb #45fcf311
 def score_cmd(run:str=None, # run folder made by `twentyq play`
-              scorer:str="smollm2-135m", # scoring model, or "wordnet": the ideal observer of the WordNet questioner's games
+              # scoring model, or "wordnet": the ideal observer of the WordNet questioner's games
+              scorer:str="smollm2-135m",
               candidates:str=None, # word-list file of candidate secrets for full beliefs
               elicitation:str="Is the secret word", # the elicitation E
-              engine:str="hf", # the scorer's engine: "hf" (in-process), "openai" (servers at --server, e.g. vLLM's), "vllm" (a server started now)
+              # the scorer's engine: "hf" (in-process), "openai" (servers at --server, e.g. vLLM's), "vllm" (a server
+              # started now)
+              engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers, comma-separated
-              belief_prompt:str="paper", # "paper" (E + " secret") or "cia" (the successor's: "Is it '" + secret, as its belief_log_prob scores it)
+              # "paper" (E + " secret") or "cia" (the successor's: "Is it '" + secret, as its belief_log_prob scores it)
+              belief_prompt:str="paper",
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
-    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server, belief_prompt=belief_prompt)
+    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server,
+                  belief_prompt=belief_prompt)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], belief_prompt) if len(b) else run}")
 
-def build_wordnet_cmd(src:str, # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
+def build_wordnet_cmd(
+                      # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
+                      src:str,
                       dest:str=None, # the file to write (default: the project's data/wordnet_nouns.json)
                      ):
     "Rebuild the WordNet questioner's knowledge file from a WordNet dictionary folder."
@@ -72,9 +79,11 @@ def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twenty
 
 
 # %% ../nbs/80_cli.ipynb #9d2398c9
-commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd, "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd, "import-inspect": import_inspect_cmd,
-            "reproduce": reproduce}
-user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)   # what a user's input, server or set-up can cause
+commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd,
+            "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd,
+            "import-inspect": import_inspect_cmd, "reproduce": reproduce}
+# what a user's input, server or set-up can cause
+user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)
 
 def _parse(func, argv, prog):
     "Keyword arguments for `func` from `argv`, by its docments."
@@ -86,9 +95,12 @@ def error_line(e:Exception, # what a command raised
               ) -> str:
     "The one line the command prints for `e`."
     msg = " ".join(str(e).split()) or type(e).__name__
-    extra = {"trl": "train", "peft": "train", "datasets": "train", "inspect_ai": "inspect", "verifiers": "verifiers"}.get((getattr(e, "name", None) or "").split(".")[0])
-    if isinstance(e, ModuleNotFoundError) and extra: msg += f" (this needs the {extra} extra: pip install -e '.[{extra}]')"
-    return msg if isinstance(e, user_errors) else f"internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)"
+    extra = {"trl": "train", "peft": "train", "datasets": "train", "inspect_ai": "inspect",
+             "verifiers": "verifiers"}.get((getattr(e, "name", None) or "").split(".")[0])
+    if isinstance(e, ModuleNotFoundError) and extra:
+        msg += f" (this needs the {extra} extra: pip install -e '.[{extra}]')"
+    return (msg if isinstance(e, user_errors)
+            else f"internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)")
 
 
 # %% ../nbs/80_cli.ipynb #bbc26da2
@@ -101,7 +113,8 @@ def main(argv:list[str]|None=None, # command-line words after `twentyq` (default
         print("usage: twentyq {" + ",".join(commands) + "} [options] [--debug]   (twentyq COMMAND --help for options)")
         raise SystemExit(0 if argv and argv[0] in ("-h", "--help") else 2)
     func = commands[argv[0]]
-    try: func(**_parse(func, argv[1:], f"twentyq {argv[0]}"))   # returns nothing: a console script prints a returned object
+    # returns nothing: a console script prints a returned object
+    try: func(**_parse(func, argv[1:], f"twentyq {argv[0]}"))
     except KeyboardInterrupt: raise SystemExit(130)
     except Exception as e:
         if debug: raise

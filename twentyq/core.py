@@ -69,7 +69,8 @@ def file_sha256(path:Path|str, # file to hash
 
 # %% ../nbs/00_core.ipynb #3d38b230
 def _status_kb(field:str) -> int:
-    "A memory field of /proc/self/status in kB (VmRSS: resident now, VmHWM: its high-water mark); 0 where there is none."
+    ("A memory field of /proc/self/status in kB (VmRSS: resident now, VmHWM: its high-water mark); "
+     "0 where there is none.")
     try: return int(re.search(rf"{field}:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1))
     except (OSError, AttributeError): return 0
 
@@ -84,7 +85,8 @@ def measured(rows:list, # the measurement is appended here: dict(step, seconds, 
              step:str, # what the block does
              every:float=0.05, # seconds between two readings of the resident memory
             ):
-    "Time the block and take the peak resident memory of this process during it (and of a child that ended in it, if above every earlier child's)."
+    ("Time the block and take the peak resident memory of this process during it (and of a child that ended in it, if "
+     "above every earlier child's).")
     peak, done = [_status_kb("VmRSS")], threading.Event()
     def poll():
         while not done.wait(every): peak[0] = max(peak[0], _status_kb("VmRSS"))
@@ -93,7 +95,9 @@ def measured(rows:list, # the measurement is appended here: dict(step, seconds, 
     try: yield
     finally:
         done.set(); reader.join()
-        top = max(peak[0], h if (h := _status_kb("VmHWM")) > hwm else 0)   # a new high-water mark is this block's, exactly
+        # a new high-water mark is this block's, exactly
+        top = max(peak[0], h if (h := _status_kb("VmHWM")) > hwm else 0)
         k = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(top / 2**20, 2), child_peak_gb=round(k / 2**20, 2) if k > kids else None))
+        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(top / 2**20, 2),
+                         child_peak_gb=round(k / 2**20, 2) if k > kids else None))
 

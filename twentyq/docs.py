@@ -49,27 +49,34 @@ def nb_module(path:Path|str, # a notebook
 # %% ../nbs/63_docs.ipynb #15619eae
 def _anno(a): return a if isinstance(a, str) else inspect.formatannotation(a)
 
-_star = {inspect.Parameter.VAR_POSITIONAL: ("*", "()"), inspect.Parameter.VAR_KEYWORD: ("**", "{}")}   # prefix, default shown
+# prefix, default shown
+_star = {inspect.Parameter.VAR_POSITIONAL: ("*", "()"), inspect.Parameter.VAR_KEYWORD: ("**", "{}")}
 
 def docments_sections(obj, # a function or method, or a class (its constructor's parameters, or a dataclass's fields)
-                      parameters:griffe.Parameters|None=None, # griffe's parameters of `obj`, whose types link (default: the signature's)
+                      # griffe's parameters of `obj`, whose types link (default: the signature's)
+                      parameters:griffe.Parameters|None=None,
                       returns=None, # griffe's return annotation of `obj` (default: the signature's)
                      ) -> list[griffe.DocstringSection]:
-    "Griffe docstring sections of the docments of `obj`: its parameters, then what it returns; [] if no parameter has a docment."
+    ("Griffe docstring sections of the docments of `obj`: its parameters, then what it returns; [] if no "
+     "parameter has a docment.")
     try: sig, dm = inspect.signature(obj), docments(obj, args_kwargs=True)
     except Exception: return []   # no signature, or no source (e.g. a dataclass's generated methods)
-    ps, gp = [p for p in sig.parameters.values() if p.name not in ("self", "cls")], {p.name: p for p in parameters or []}
+    ps, gp = ([p for p in sig.parameters.values() if p.name not in ("self", "cls")],
+              {p.name: p for p in parameters or []})
     if not any(dm.get(p.name) for p in ps): return []
     rows = []
     for p in ps:
         (star, empty), g = _star.get(p.kind, ("", None)), gp.get(p.name)
         anno = g.annotation if g else None if p.annotation is p.empty else _anno(p.annotation)
         value = (g.default if g else None if p.default is p.empty else repr(p.default)) or empty
-        rows.append(griffe.DocstringParameter(star + p.name, description=dm.get(p.name) or "", annotation=anno, value=value))
+        rows.append(griffe.DocstringParameter(star + p.name, description=dm.get(p.name) or "",
+                                              annotation=anno, value=value))
     out = [griffe.DocstringSectionParameters(rows)]
-    ret = None if inspect.isclass(obj) or sig.return_annotation is sig.empty else returns or _anno(sig.return_annotation)
+    ret = (None if inspect.isclass(obj) or sig.return_annotation is sig.empty
+           else returns or _anno(sig.return_annotation))
     if ret is not None or dm.get("return"):
-        out.append(griffe.DocstringSectionReturns([griffe.DocstringReturn("", description=dm.get("return") or "", annotation=ret)]))
+        out.append(griffe.DocstringSectionReturns(
+            [griffe.DocstringReturn("", description=dm.get("return") or "", annotation=ret)]))
     return out
 
 # %% ../nbs/63_docs.ipynb #b76c8ba5
@@ -81,7 +88,8 @@ def _with_sections(obj, sections):
 
 def _assignments(path):
     "name -> the top-level `name = value` statement of the source at `path` that defines it last."
-    return {t.id: n for n in ast.parse(Path(path).read_text()).body if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value
+    return {t.id: n for n in ast.parse(Path(path).read_text()).body
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
 
 class DocmentsExtension(griffe.Extension):
@@ -105,7 +113,8 @@ class DocmentsExtension(griffe.Extension):
         _with_sections(cls, docments_sections(node.obj, init.parameters if init else None))
         fields = getattr(node.obj, "__dataclass_fields__", {})   # in the parameters already
         for n, m in cls.members.items():
-            if n.startswith("_") or n in fields or (isinstance(m, griffe.Attribute) and "property" not in m.labels): m.public = False
+            if n.startswith("_") or n in fields or (isinstance(m, griffe.Attribute) and "property" not in m.labels):
+                m.public = False
     def on_attribute_instance(self, *, node, attr, **kwargs):
         "No docstring but a property's: inspection gives an attribute its value's."
         if hasattr(node, "obj") and "property" not in attr.labels: attr.docstring = None
@@ -117,7 +126,8 @@ class DocmentsExtension(griffe.Extension):
         src, stmts = Path(mod.filepath).read_text(), _assignments(mod.filepath)
         for name, m in mod.members.items():
             if isinstance(m, griffe.Attribute) and name in stmts:
-                n = stmts[name]; m.lineno, m.endlineno, m.value = n.lineno, n.end_lineno, ast.get_source_segment(src, n.value)
+                n = stmts[name]
+                m.lineno, m.endlineno, m.value = n.lineno, n.end_lineno, ast.get_source_segment(src, n.value)
 
 # %% ../nbs/63_docs.ipynb #896f0c28
 def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
@@ -125,7 +135,8 @@ def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
 def api_markdown(module:str, # e.g. "twentyq.beliefs"
                  notebook:str|None=None, # its notebook, relative to nbs/ (for a link back)
                 ) -> str:
-    "The API page of `module`: its title, a link to its notebook, then mkdocstrings renders the module (options in mkdocs.yml)."
+    ("The API page of `module`: its title, a link to its notebook, then mkdocstrings renders the module "
+     "(options in mkdocs.yml).")
     src = f"Written in the notebook [{nb_title(repo_root/'nbs'/notebook)}](../{notebook}).\n\n" if notebook else ""
     return f"# {module}\n\n{src}::: {module}\n"
 
@@ -133,7 +144,8 @@ def api_index(modules:list[str], # the modules, in the order of the nav
              ) -> str:
     "The API reference's first page: each module and the first sentence of its docstring."
     first = lambda m: (importlib.import_module(m).__doc__ or "").split("\n")[0].split(". ")[0].rstrip(".")
-    return ("# API reference\n\nThe public names of each module, in the order of its notebook.\n\n| module | what |\n| --- | --- |\n"
+    return ("# API reference\n\nThe public names of each module, in the order of its notebook.\n\n"
+            "| module | what |\n| --- | --- |\n"
             + "".join(f"| [{m}]({m.split('.')[-1]}.md) | {_cell(first(m))} |\n" for m in modules))
 
 # %% ../nbs/63_docs.ipynb #684c6bd9
@@ -160,7 +172,8 @@ def execute_notebook(path:Path|str, # a notebook
     with client.setup_kernel():
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code" or _skipped(cell): continue
-            if time.time() - t0 > timeout: status = f"stopped at cell {i}: the notebook ran past its {timeout} s limit"; break
+            if time.time() - t0 > timeout:
+                status = f"stopped at cell {i}: the notebook ran past its {timeout} s limit"; break
             try: client.execute_cell(cell, i)
             except CellTimeoutError: status = f"stopped at cell {i}: it ran past {cell_timeout} s"; break
             except CellExecutionError as e:
@@ -182,8 +195,8 @@ def clean_notebook(nb:nbformat.NotebookNode, # a notebook (executed or not)
     return nb
 
 # %% ../nbs/63_docs.ipynb #feab1459
-replay_candidates = ["dog", "piano", "river", "doctor", "horse", "table", "teacher", "mountain", "guitar", "bird", "car",
-                     "apple", "house", "ocean", "lawyer", "tree", "violin", "lake", "nurse", "chair"]
+replay_candidates = ["dog", "piano", "river", "doctor", "horse", "table", "teacher", "mountain", "guitar", "bird",
+                     "car", "apple", "house", "ocean", "lawyer", "tree", "violin", "lake", "nurse", "chair"]
 
 def replay_markdown(scorer:str|None="smollm2-135m", # scorer of the belief curves (None: render without beliefs)
                     turns:int=6, # turns of the game shown
@@ -195,11 +208,14 @@ def replay_markdown(scorer:str|None="smollm2-135m", # scorer of the belief curve
     who = (f"beliefs of {scorer}, top 10 of {len(replay_candidates)} candidates" if scorer else
            "this build had no scorer, so there are no beliefs (`make docs` draws them)")
     box = lambda h: f'<div class="tq-static">{h}</div>'
-    parts = [f"# A replayed game\n\nA real game of the test fixture, `{g['game_id']}`: SmolLM2-135M asks, a rule judges; {who}. "
-             "These are the views of the replay widget of [replay](61_replay.ipynb), step by step, as static HTML.", box(replay_css)]
-    parts += [f"## Step {t} {{ #turn-{t} }}\n\n" + box(replay_html(g, t, bel, css=False)) for t in range(len(g["turns"]) + 1)]
+    parts = [f"# A replayed game\n\nA real game of the test fixture, `{g['game_id']}`: SmolLM2-135M asks, a rule "
+             f"judges; {who}. These are the views of the replay widget of [replay](61_replay.ipynb), step by step, "
+             "as static HTML.", box(replay_css)]
+    parts += [f"## Step {t} {{ #turn-{t} }}\n\n" + box(replay_html(g, t, bel, css=False))
+              for t in range(len(g["turns"]) + 1)]
     if scorer:
-        parts.append("## Turn 2 answered the other way { #flip }\n\n" + box(replay_html(g, 4, bel, rescore(g, scorer, flip=2), 2, css=False)))
+        parts.append("## Turn 2 answered the other way { #flip }\n\n"
+                     + box(replay_html(g, 4, bel, rescore(g, scorer, flip=2), 2, css=False)))
     return "\n\n".join(parts) + "\n"
 
 # %% ../nbs/63_docs.ipynb #eb5e078d
@@ -215,11 +231,13 @@ def nav_files(nav:list, # the `nav` of mkdocs.yml
 replay_notebook = "61_replay.ipynb"
 
 def _stage_notebook(nbp, rel, docs, run, timeout, cell_timeout):
-    nb, status = execute_notebook(nbp, timeout, cell_timeout) if run else (nbformat.read(nbp, as_version=4), "not executed")
+    nb, status = (execute_notebook(nbp, timeout, cell_timeout) if run
+                  else (nbformat.read(nbp, as_version=4), "not executed"))
     nb = clean_notebook(nb, status if run else None)
     if rel.as_posix() == replay_notebook:
-        nb.cells.append(nbformat.v4.new_markdown_cell("## A replayed game, as static pages\n\nEvery step of a real game, and the "
-                                                      "game with one answer flipped: [a replayed game](replay.html)."))
+        nb.cells.append(nbformat.v4.new_markdown_cell("## A replayed game, as static pages\n\nEvery step of a real "
+                                                      "game, and the game with one answer flipped: "
+                                                      "[a replayed game](replay.html)."))
     (docs/rel).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, docs/rel)
     return status
@@ -254,16 +272,19 @@ def stage_docs(docs:Path|str, # folder to write the site's sources into (emptied
             t0 = time.time(); (docs/"api"/f"{mod.split('.')[-1]}.md").write_text(api_markdown(mod, rel.as_posix()))
             done("api", mod, f"::: {mod}", t0)
     pos = {f: i for i, f in enumerate(nav or [])}
-    mods = sorted((r["name"] for r in rows if r["kind"] == "api"), key=lambda m: pos.get(f"api/{m.split('.')[-1]}.md", len(pos)))
+    mods = sorted((r["name"] for r in rows if r["kind"] == "api"),
+                  key=lambda m: pos.get(f"api/{m.split('.')[-1]}.md", len(pos)))
     (docs/"api"/"index.md").write_text(api_index(mods))
-    t0 = time.time(); (docs/"replay.md").write_text(replay_markdown(replay_scorer)); done("replay", "replay.md", "rendered", t0)
+    t0 = time.time(); (docs/"replay.md").write_text(replay_markdown(replay_scorer))
+    done("replay", "replay.md", "rendered", t0)
     return rows
 
 # %% ../nbs/63_docs.ipynb #fc4c7260
 @delegates(stage_docs, but=["nav"])
 def build_docs(out:Path|str|None=None, # the site (default: the project's _docs/)
                docs_dir:Path|str|None=None, # where the sources are staged (default: _proc/docs/)
-               cache_dir:Path|str|None=None, # mkdocs-jupyter's cache of rendered notebooks (default: _proc/mkdocs-jupyter-cache/)
+               # mkdocs-jupyter's cache of rendered notebooks (default: _proc/mkdocs-jupyter-cache/)
+               cache_dir:Path|str|None=None,
                strict:bool=False, # fail on MkDocs' warnings (a page missing from the nav, a broken link)
                **kwargs) -> list[dict]:
     "Stage the site's sources and build the site with MkDocs; one row per page, and one for MkDocs."
@@ -279,20 +300,25 @@ def build_docs(out:Path|str|None=None, # the site (default: the project's _docs/
     cfg.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache_dir or repo_root/"_proc"/"mkdocs-jupyter-cache")
     build(cfg)
     rows.append(dict(kind="mkdocs", name=str(out), status="built", seconds=round(time.time()-t0, 1)))
-    if kwargs.get("progress", True): print(f"{'mkdocs':9} {str(out):40} {'built':70} {rows[-1]['seconds']:7.1f} s", flush=True)
+    if kwargs.get("progress", True):
+        print(f"{'mkdocs':9} {str(out):40} {'built':70} {rows[-1]['seconds']:7.1f} s", flush=True)
     return rows
 
 # %% ../nbs/63_docs.ipynb #6a25001e
 def _parser():
-    ap = argparse.ArgumentParser(prog="python -m twentyq.docs", description="Build the twentyq documentation site from the notebooks.")
+    ap = argparse.ArgumentParser(prog="python -m twentyq.docs",
+                                 description="Build the twentyq documentation site from the notebooks.")
     ap.add_argument("--out", default=None, help="output folder (default: _docs/)")
     ap.add_argument("--no-execute", action="store_true", help="render the notebooks as stored, without running them")
-    ap.add_argument("--execute", nargs="+", default=None, metavar="PART", help="run only the notebooks whose path has one of these")
+    ap.add_argument("--execute", nargs="+", default=None, metavar="PART",
+                    help="run only the notebooks whose path has one of these")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per notebook (default 600)")
     ap.add_argument("--cell-timeout", type=int, default=300, help="seconds per cell (default 300)")
     ap.add_argument("--replay-scorer", default=None,
-                    help="scorer of the replay page, or 'none' (default: smollm2-135m when every notebook runs, else none)")
-    ap.add_argument("--strict", action="store_true", help="fail on MkDocs' warnings (a page missing from the nav, a broken link)")
+                    help="scorer of the replay page, or 'none' (default: smollm2-135m when every "
+                         "notebook runs, else none)")
+    ap.add_argument("--strict", action="store_true",
+                    help="fail on MkDocs' warnings (a page missing from the nav, a broken link)")
     return ap
 
 def main(argv:list[str]|None=None):

@@ -42,12 +42,14 @@ def flip_answer(record:dict, # a game record
     i = _turn_index(record, k)
     t = record["turns"][i]
     if t.get("answer") not in ("Yes", "No"):
-        raise ValueError(f"game {_gid(record)!r}: turn {k} was answered {t.get('answer')!r}; only Yes and No can be flipped")
+        raise ValueError(f"game {_gid(record)!r}: turn {k} was answered {t.get('answer')!r}; only "
+                         "Yes and No can be flipped")
     n = t.get("n_messages")
     msg = record["messages"][n-1] if isinstance(n, int) and 1 <= n <= len(record["messages"]) else None
     words = _yes_no.findall(msg["content"]) if msg and msg.get("role") == "user" else []
     if len(words) != 1 or words[0].lower() != t["answer"].lower():
-        raise ValueError(f"game {_gid(record)!r}: the message answering turn {k} does not carry the answer {t['answer']!r} as one word")
+        raise ValueError(f"game {_gid(record)!r}: the message answering turn {k} does not carry the answer "
+                         f"{t['answer']!r} as one word")
     r = _edited(record, f"flip{k}")
     r["turns"][i]["answer"] = "No" if t["answer"] == "Yes" else "Yes"
     r["messages"][n-1]["content"] = _yes_no.sub(lambda m: _swap(m.group(0)), msg["content"])
@@ -85,6 +87,8 @@ def shortest_successful(records:list[dict], # game records (e.g. a strong questi
 def flip_penultimate(record:dict, # a game record with at least two answered questions
                     ) -> dict:
     "A copy of `record` with the answer to its penultimate question flipped (Yes <-> No)."
-    qs = [t for t in record.get("turns") or [] if t.get("kind", "question") == "question" and t.get("answer") is not None]
-    if len(qs) < 2: raise ValueError(f"game {_gid(record)!r}: fewer than two answered questions, so no penultimate one to flip")
+    qs = [t for t in record.get("turns") or []
+          if t.get("kind", "question") == "question" and t.get("answer") is not None]
+    if len(qs) < 2:
+        raise ValueError(f"game {_gid(record)!r}: fewer than two answered questions, so no penultimate one to flip")
     return flip_answer(record, qs[-2]["turn"])

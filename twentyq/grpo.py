@@ -33,7 +33,8 @@ from .onepass import score_games, belief_prompt_of
 def game_completion(tok, # the questioner's tokenizer (chat template set)
                     game:dict, # a finished game record
                    ) -> dict:
-    "prompt_ids (the opening, up to the questioner's first reply), completion_ids (the rest) and env_mask (1 on the questioner's tokens)."
+    ("prompt_ids (the opening, up to the questioner's first reply), completion_ids (the rest) and env_mask (1 on "
+     "the questioner's tokens).")
     r = tokenize_chat(tok, game["messages"])
     ids, labels = r["input_ids"], r["labels"]
     k = next((i for i, l in enumerate(labels) if l != -100), None)
@@ -43,8 +44,11 @@ def game_completion(tok, # the questioner's tokenizer (chat template set)
 # %% ../nbs/52_grpo.ipynb #d58c7ebf
 @dataclass(frozen=True)
 class GRPOSpec:
-    "A GRPO training, whole: the questioner and its judge, the secrets, the steps and groups, the games' budgets, the reward and its credit, the weights trained, where the policy plays. `grpo` takes it and writes it into `grpo_config.json`."
-    model:str="smollm2-135m" # the questioner to train: embedded name, local folder (e.g. an SFT output) or Hugging Face id
+    ("A GRPO training, whole: the questioner and its judge, the secrets, the steps and groups, the games' budgets, the "
+     "reward and its credit, the weights trained, where the policy plays. `grpo` takes it and writes it "
+     "into `grpo_config.json`.")
+    # the questioner to train: embedded name, local folder (e.g. an SFT output) or Hugging Face id
+    model:str="smollm2-135m"
     judge:str="wordnet-judge" # the judge: any model, or the knowledge judge `wordnet-judge`
     judge_engine:str="hf" # the judge's engine, a key of `players.engines` ("hf", "openai", "vllm")
     judge_server:str|None=None # base URL(s) of the judge's servers (an engine on running servers: openai)
@@ -53,7 +57,8 @@ class GRPOSpec:
     steps:int=2 # optimizer steps
     secrets_per_step:int=2 # secrets per step
     games_per_secret:int=5 # games per secret (the group; the paper: 5)
-    micro_batch:int=0 # games per forward and backward pass, the step's gradient accumulated over them (0: all at once); less memory
+    # games per forward and backward pass, the step's gradient accumulated over them (0: all at once); less memory
+    micro_batch:int=0
     protocol:str="paper" # protocol name
     max_questions:int=20 # questions per game
     questioner_max_tokens:int=64 # longest questioner reply
@@ -62,22 +67,28 @@ class GRPOSpec:
     invalid_penalty:float=0.1 # subtracted per invalid turn
     repeat_penalty:float=0.1 # subtracted per repeated question
     hackable:bool=False # reward the judge's word alone, as the paper did
-    reward:str="twentyq" # "twentyq": the verified success, penalties and belief_weight above; "cia": ΔBelief-RL's turn rewards (below)
-    credit:str="game" # "game": one advantage per game (TRL's GRPO); "turn": one per turn (ΔBelief-RL's; needs reward "cia")
+    # "twentyq": the verified success, penalties and belief_weight above; "cia": ΔBelief-RL's turn rewards (below)
+    reward:str="twentyq"
+    # "game": one advantage per game (TRL's GRPO); "turn": one per turn (ΔBelief-RL's; needs reward "cia")
+    credit:str="game"
     cia_win:float=2.0 # reward "cia": added to every turn of a won game
     cia_traj_len:float=-0.05 # reward "cia": per turn, added to every turn of a game of more than one turn
     cia_invalid:float=-5.0 # reward "cia": an invalid question's turn
     cia_repeated:float=-1.0 # reward "cia": a repeated question's turn
     belief_lambda:float=0.1 # reward "cia": λ, the weight of relu(ΔB_t)
     lr:float=1e-6 # learning rate
-    lora:bool=False # train a LoRA adapter of rank `lora_r` and scale `lora_alpha` on every linear layer, merged into the saved model
+    # train a LoRA adapter of rank `lora_r` and scale `lora_alpha` on every linear layer, merged into the saved model
+    lora:bool=False
     lora_r:int=16 # the adapter's rank
     lora_alpha:int=32 # the adapter's scale (peft's lora_alpha)
     seed:int=0 # seed of data order and games
     save_steps:int=1 # a checkpoint every this many steps (0: none)
     device:str|None=None # "cpu", "cuda" ... (None: CUDA when present)
-    policy_engine:str="hf" # where the policy plays: "hf" (this process) or "vllm" (vLLM servers, under each step's LoRA adapter; needs lora)
-    policy_server:str|None=None # policy_engine "vllm": base URL(s) of running servers of `model` (`twentyq serve MODEL --lora-rank R`); None: one started here
+    # where the policy plays: "hf" (this process) or "vllm" (vLLM servers, under each step's LoRA adapter; needs lora)
+    policy_engine:str="hf"
+    # policy_engine "vllm": base URL(s) of running servers of `model` (`twentyq serve MODEL --lora-rank R`); None: one
+    # started here
+    policy_server:str|None=None
     trl:dict=field(default_factory=dict) # more `trl.GRPOConfig` settings (beta, disable_tqdm ...)
 
 def grpo_spec(**kw) -> GRPOSpec:
@@ -91,9 +102,11 @@ def grpo_spec(**kw) -> GRPOSpec:
 def policy_backend(model, # the causal LM being trained
                    tok, # its tokenizer
                    name:str="policy", # the questioner's name in the game records
-                   prefix_cache_tokens:int=8192, # K/V tokens kept for later turns of this rollout (0: none); make a new backend after each update
+                   # K/V tokens kept for later turns of this rollout (0: none); make a new backend after each update
+                   prefix_cache_tokens:int=8192,
                   ) -> HFBackend:
-    "An `HFBackend` on a model in memory, for the games of one step (its prefix cache holds K/V of the current weights only)."
+    ("An `HFBackend` on a model in memory, for the games of one step (its prefix cache holds K/V of the "
+     "current weights only).")
     return HFBackend(name, loaded=(model, tok), prefix_cache_tokens=prefix_cache_tokens)
 
 def play_group(policy:HFBackend, # the questioner
@@ -108,11 +121,13 @@ def play_group(policy:HFBackend, # the questioner
                judge_name:str|None=None, # the judge's name in the records (default: its backend's)
                lenient:bool=False, # the forgiving readings of replies
               ) -> list[dict]:
-    "One game per row of `secrets`, all in lockstep, in the order of `secrets`; ids `<secret>#<step * len(secrets) + i>`."
+    ("One game per row of `secrets`, all in lockstep, in the order of `secrets`; ids "
+     "`<secret>#<step * len(secrets) + i>`.")
     P = get_protocol(protocol, lenient=lenient)
     P = replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)
-    todo = deque(dict(secret=r["secret"], iteration=step * len(secrets) + i, variants=list(r.get("variants") or []), shortlist=None,
-                      questioner=policy.name, judge=judge_name or getattr(judge, "name", str(judge))) for i, r in enumerate(secrets))
+    todo = deque(dict(secret=r["secret"], iteration=step * len(secrets) + i, variants=list(r.get("variants") or []),
+                      shortlist=None, questioner=policy.name, judge=judge_name or getattr(judge, "name", str(judge)))
+                 for i, r in enumerate(secrets))
     qs = questioner_sampling(policy.name, questioner_max_tokens)
     js = replace(judge_sampling, max_new_tokens=judge_max_tokens)
     records = []
@@ -130,7 +145,8 @@ def group_rewards(games:list[dict], # finished games
                  ) -> list[dict]:
     "A `rewards.reward_row` per game, with the `beliefs` (log b_0 … log b_T) it was given when the belief term is on."
     lps = score_games(games, policy) if belief_weight else [None] * len(games)
-    return [reward_row(g, lp, belief_weight, invalid_penalty, repeat_penalty, hackable) | ({} if lp is None else {"beliefs": [float(x) for x in lp]})
+    return [reward_row(g, lp, belief_weight, invalid_penalty, repeat_penalty, hackable)
+            | ({} if lp is None else {"beliefs": [float(x) for x in lp]})
             for g, lp in zip(games, lps)]
 
 # %% ../nbs/52_grpo.ipynb #e88fcbd1
@@ -150,12 +166,14 @@ def token_advantages(env_masks:list[list[int]], # per game, 1 on the questioner'
                      turn_advs:list[list[float]], # per game, the advantage of each turn
                      width:int, # the padded completion length
                     ) -> np.ndarray:
-    "(games, width): turn k's advantage on the tokens of the questioner's k-th reply (the k-th run of 1s of the mask), 0 elsewhere."
+    ("(games, width): turn k's advantage on the tokens of the questioner's k-th reply (the k-th run of 1s of "
+     "the mask), 0 elsewhere.")
     A = np.zeros((len(env_masks), width), dtype=np.float32)
     for i, (m, adv) in enumerate(zip(env_masks, turn_advs)):
         m = np.asarray(m, dtype=bool)
         turn = np.cumsum(m & ~np.r_[False, m[:-1]]) - 1   # the reply each token belongs to (-1 before the first)
-        if (n := int(turn[-1]) + 1 if len(m) else 0) != len(adv): raise ValueError(f"game {i}: {n} replies in its tokens but {len(adv)} turn advantages")
+        if (n := int(turn[-1]) + 1 if len(m) else 0) != len(adv):
+            raise ValueError(f"game {i}: {n} replies in its tokens but {len(adv)} turn advantages")
         if n: A[i, :len(m)] = np.where(m, np.asarray(adv, dtype=float)[turn.clip(0)], 0.0)
     return A
 
@@ -165,7 +183,8 @@ def record_games(path:Path, # the training folder's games.jsonl
                  recs:list[dict], # this process's finished training games
                  acc=None, # the trainer's `accelerate.Accelerator` (None: one process)
                 ):
-    "Append the games of every process to `path`: the main process writes them all, in process order, so the file has one writer."
+    ("Append the games of every process to `path`: the main process writes them all, in process order, so "
+     "the file has one writer.")
     if acc is not None and acc.num_processes > 1:
         from accelerate.utils import gather_object   # several processes only: a collective every process enters
         recs = gather_object(recs)
@@ -178,8 +197,11 @@ def make_rollout(tok, # the policy's tokenizer
                  out:Path, # the training folder: games go to out/games.jsonl
                  name:str, # the questioner's name in the records
                  spec:GRPOSpec, # the training: the games' protocol, seed and budgets, the reward, the credit
-                 cia_weights:dict|None=None, # ΔBelief-RL's turn rewards with these weights (a game's reward: their sum); None: the spec's twentyq reward
-                 served:OpenAIBackend|None=None, # vLLM servers playing the policy under its adapter (`served_policy`); None: the model in memory
+                 # ΔBelief-RL's turn rewards with these weights (a game's reward: their sum); None: the spec's twentyq
+                 # reward
+                 cia_weights:dict|None=None,
+                 # vLLM servers playing the policy under its adapter (`served_policy`); None: the model in memory
+                 served:OpenAIBackend|None=None,
                 ):
     "TRL's `rollout_func(prompts, trainer)`: one game per prompt (a secret), played, rewarded and recorded."
     import torch
@@ -189,22 +211,30 @@ def make_rollout(tok, # the policy's tokenizer
         try:
             with torch.no_grad():
                 policy = policy_backend(model, tok, name)   # scores the beliefs, and plays unless the servers do
-                adapter = publish_adapter(model, served, out/"policy-adapters", step, trainer.accelerator) if served else None
+                adapter = (publish_adapter(model, served, out/"policy-adapters", step, trainer.accelerator) if served
+                           else None)
                 games = play_group(served or policy, judge, [table[p] for p in prompts], step, spec.protocol, spec.seed,
                                    spec.questioner_max_tokens, spec.judge_max_tokens, spec.max_questions, spec.judge)
-                rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty, spec.repeat_penalty, spec.hackable)
+                rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty,
+                                        spec.repeat_penalty, spec.hackable)
                 credits = turn_credit(games, policy, list(prompts), cia_weights) if cia_weights else [{}] * len(games)
         finally: model.train(was_training)
         for p, r, c in zip(prompts, rewards, credits):
-            if c: r["reward"], c["group"] = float(sum(c["turn_rewards"])), p   # the game-level reward TRL logs; the group it was normalised in
-        beliefs, acc = [r.pop("beliefs", None) for r in rewards], trainer.accelerator   # as scored for the reward (the paper's prompt, or cia's)
+            # the game-level reward TRL logs; the group it was normalised in
+            if c: r["reward"], c["group"] = float(sum(c["turn_rewards"])), p
+        # as scored for the reward (the paper's prompt, or cia's)
+        beliefs, acc = [r.pop("beliefs", None) for r in rewards], trainer.accelerator
         served_by = {"policy_adapter": str(adapter)} if adapter else {}
-        record_games(out/"games.jsonl", [{**g, "grpo_step": step, "grpo_process": acc.process_index, **served_by, "reward": r, **({"beliefs": b} if b else {}), **c}
+        record_games(out/"games.jsonl", [{**g, "grpo_step": step, "grpo_process": acc.process_index, **served_by,
+                                          "reward": r, **({"beliefs": b} if b else {}), **c}
                                           for g, r, b, c in zip(games, rewards, beliefs, credits)], acc)
         done = [game_completion(tok, g) for g in games]
-        turn = {"turn_credit": [(d["env_mask"], c["turn_advantages"]) for d, c in zip(done, credits)]} if spec.credit == "turn" else {}
-        return dict(prompt_ids=[d["prompt_ids"] for d in done], completion_ids=[d["completion_ids"] for d in done], logprobs=None,
-                    env_mask=[d["env_mask"] for d in done], reward=[r["reward"] for r in rewards], **turn)   # TRL hands `inputs` the extra fields
+        turn = ({"turn_credit": [(d["env_mask"], c["turn_advantages"]) for d, c in zip(done, credits)]}
+                if spec.credit == "turn" else {})
+        # TRL hands `inputs` the extra fields
+        return dict(prompt_ids=[d["prompt_ids"] for d in done],
+                    completion_ids=[d["completion_ids"] for d in done], logprobs=None,
+                    env_mask=[d["env_mask"] for d in done], reward=[r["reward"] for r in rewards], **turn)
     return rollout
 
 def rollout_reward(completions, reward, **kw) -> list[float]:
@@ -220,13 +250,16 @@ def _drop_after(games_file:Path, step:int):
     tmp.write_text("".join(json.dumps(r) + "\n" for r in keep)); os.replace(tmp, games_file)
 
 def _grpo_config(out, on_cpu, seed, n_games, games_per_secret, steps, save_steps, args, micro_batch=0, processes=1):
-    """TRL's GRPOConfig for one generation and one optimizer step per step, the gradient accumulated over micro-batches; `args` override.
+    """TRL's GRPOConfig for one generation and one optimizer step per step, the gradient accumulated over \
+micro-batches; `args` override.
     With several `processes` the step's `n_games` are split between them, each accumulating over its share."""
     from trl import GRPOConfig
     mb = micro_batch or n_games // processes
-    if n_games % (mb * processes): raise ValueError(f"micro_batch={micro_batch} on {processes} process(es) must divide the games of a step ({n_games})")
+    if n_games % (mb * processes): raise ValueError(f"micro_batch={micro_batch} on {processes} process(es) must divide "
+                                                    f"the games of a step ({n_games})")
     kw = dict(output_dir=str(out), report_to="none", logging_steps=1, seed=seed, data_seed=seed, max_steps=steps,
-              per_device_train_batch_size=mb, num_generations=games_per_secret, gradient_accumulation_steps=n_games // (mb * processes),
+              per_device_train_batch_size=mb, num_generations=games_per_secret,
+              gradient_accumulation_steps=n_games // (mb * processes),
               save_strategy="steps" if save_steps else "no", save_total_limit=2, learning_rate=1e-6, beta=0.0,
               gradient_checkpointing=False,   # TRL's default trades compute for memory a small model does not need
               ddp_find_unused_parameters=False)   # several processes: every parameter has a gradient
@@ -235,11 +268,13 @@ def _grpo_config(out, on_cpu, seed, n_games, games_per_secret, steps, save_steps
     return GRPOConfig(**{**kw, **args})
 
 def _processes() -> tuple[int, bool]:
-    "(processes, whether this is the main one) of a run that `accelerate launch` or torchrun started (their WORLD_SIZE and RANK); else (1, True)."
+    ("(processes, whether this is the main one) of a run that `accelerate launch` or torchrun started (their "
+     "WORLD_SIZE and RANK); else (1, True).")
     return int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("RANK", 0)) == 0
 
 def _begin(out:Path, settings:dict):
-    "Write the settings and cut the games back to the last checkpoint (a resumed run plays the later ones again); return the checkpoint."
+    ("Write the settings and cut the games back to the last checkpoint (a resumed run plays the later ones again); "
+     "return the checkpoint.")
     ckpt = last_checkpoint(out)
     if _processes()[1]:   # one writer: the other processes write nothing until the main one gathers their games
         (out/"grpo_config.json").write_text(json.dumps(settings, indent=2, default=str))
@@ -267,46 +302,62 @@ def _cia_weights(reward, credit, protocol, belief_weight, win, traj_len, invalid
     "`turn_rewards`' weights for reward 'cia' (None for twentyq's), the choice checked."
     if reward not in ("twentyq", "cia"): raise ValueError(f"unknown reward {reward!r}; known: twentyq, cia")
     if credit not in ("game", "turn"): raise ValueError(f"unknown credit {credit!r}; known: game, turn")
-    if credit == "turn" and reward != "cia": raise ValueError("credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)")
+    if credit == "turn" and reward != "cia":
+        raise ValueError("credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)")
     if reward == "twentyq": return None
-    if protocol != "cia": raise ValueError(f"reward 'cia' reads the cia protocol's corrected answers (Invalid, Repeated): use protocol 'cia', not {protocol!r}")
-    if belief_weight: raise ValueError("belief_weight weighs twentyq's game-level belief reward; reward 'cia' has its own, belief_lambda")
-    return dict(win=win, traj_len=traj_len, invalid=invalid, repeated=repeated, valid_bonus=0.0, belief_weight=belief_lambda)
+    if protocol != "cia": raise ValueError("reward 'cia' reads the cia protocol's corrected answers (Invalid, "
+                                           f"Repeated): use protocol 'cia', not {protocol!r}")
+    if belief_weight: raise ValueError("belief_weight weighs twentyq's game-level belief reward; reward 'cia' has "
+                                       "its own, belief_lambda")
+    return dict(win=win, traj_len=traj_len, invalid=invalid, repeated=repeated, valid_bonus=0.0,
+                belief_weight=belief_lambda)
 
 
 # %% ../nbs/52_grpo.ipynb #409ac409
 def turn_credit_trainer():
-    "TRL's `GRPOTrainer` taking (games, tokens) advantages: each turn's on the questioner's tokens of that turn (`token_advantages`), from the `turn_credit` the rollout returns with each game."
+    ("TRL's `GRPOTrainer` taking (games, tokens) advantages: each turn's on the questioner's tokens of that turn "
+     "(`token_advantages`), from the `turn_credit` the rollout returns with each game.")
     import torch; from trl import GRPOTrainer   # training only
     class TurnCreditTrainer(GRPOTrainer):
         def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)   # TRL copies the rollout's extra fields into each game's input
+            # TRL copies the rollout's extra fields into each game's input
+            out = super()._generate_and_score_completions(inputs)
             credit, ids = [inp.get("turn_credit") for inp in inputs], out["completion_ids"]
-            if len(credit) != len(ids) or None in credit: raise RuntimeError(f"{len(ids)} completions but turn credit for {len(credit) - credit.count(None)} games")
+            if len(credit) != len(ids) or None in credit: raise RuntimeError(
+                f"{len(ids)} completions but turn credit for {len(credit) - credit.count(None)} games")
             masks, advs = zip(*credit)
-            out["advantages"] = torch.tensor(token_advantages(masks, advs, ids.shape[1]), device=ids.device)   # TRL's loss takes (B, T)
+            # TRL's loss takes (B, T)
+            out["advantages"] = torch.tensor(token_advantages(masks, advs, ids.shape[1]), device=ids.device)
             return out
     return TurnCreditTrainer
 
 
 # %% ../nbs/52_grpo.ipynb #23bdba92
-policy_engines = tuple(e for e, b in engines.items() if b.can.in_process or (b.can.starts_servers and b.can.adapters))   # where the policy's games can be played: in the training process, or on servers started here that load each step's adapter
+# where the policy's games can be played: in the training process, or on servers started here that load each step's
+# adapter
+policy_engines = tuple(e for e, b in engines.items() if b.can.in_process or (b.can.starts_servers and b.can.adapters))
 
 def served_policy(model:str, # the base model, as `grpo` got it
                   name:str, # the adapter's model name in requests, and the questioner's in the records
                   lora, # the peft LoraConfig being trained (None: every weight, which vLLM cannot load at run time)
                   engine:str="vllm", # a `policy_engines` name
-                  server:str|None=None, # base URL(s) of running vLLM servers of `model` loading adapters at run time; None: start one
+                  # base URL(s) of running vLLM servers of `model` loading adapters at run time; None: start one
+                  server:str|None=None,
                   processes:int=1, # training processes sharing the servers
                  ) -> OpenAIBackend|None:
-    "The backend playing the policy as adapter `name` on vLLM (a server of `model` started here when no `server` is given); None for engine 'hf'."
-    if engine not in policy_engines: raise ValueError(f"unknown policy engine {engine!r}; known: {', '.join(policy_engines)}")
+    ("The backend playing the policy as adapter `name` on vLLM (a server of `model` started here when no `server` is "
+     "given); None for engine 'hf'.")
+    if engine not in policy_engines:
+        raise ValueError(f"unknown policy engine {engine!r}; known: {', '.join(policy_engines)}")
     if engine_can(engine).in_process:
-        if server: raise ValueError(f"a policy server ({server}) was given, but the policy plays in this process: add --policy-engine vllm")
+        if server: raise ValueError(f"a policy server ({server}) was given, but the policy plays in this process: "
+                                    "add --policy-engine vllm")
         return None
-    if lora is None: raise ValueError("policy engine 'vllm' loads each step's LoRA adapter into vLLM: train one (--lora)")
+    if lora is None:
+        raise ValueError("policy engine 'vllm' loads each step's LoRA adapter into vLLM: train one (--lora)")
     if server: be = OpenAIBackend(name, server)
-    elif processes > 1: raise ValueError(f"{processes} processes share their policy servers: start them (`twentyq serve MODEL --lora-rank {lora.r}`) and pass --policy-server")
+    elif processes > 1: raise ValueError(f"{processes} processes share their policy servers: start them "
+                                         f"(`twentyq serve MODEL --lora-rank {lora.r}`) and pass --policy-server")
     else: be = engines[engine](model, lora_rank=lora.r)
     be.name = name   # requests name the adapter, not the base model
     return be
@@ -318,19 +369,25 @@ def publish_adapter(model, # the policy: a peft model
                     acc=None, # the trainer's `accelerate.Accelerator` (None: one process)
                     keep:int=2, # the newest folders kept
                    ) -> Path:
-    "Save the policy's adapter of `step` and load it into the servers (the main process; the others wait for it); its folder."
+    ("Save the policy's adapter of `step` and load it into the servers (the main process; the others "
+     "wait for it); its folder.")
     path = Path(folder)/f"step-{step}"
     if acc is None or acc.is_main_process:
         model.save_pretrained(path)   # peft: the adapter alone
         served.load_adapter(served.name, path)
-        for old in sorted(Path(folder).glob("step-*"), key=lambda p: int(p.name.split("-")[1]))[:-keep]: shutil.rmtree(old)
-    if acc is not None and acc.num_processes > 1: acc.wait_for_everyone()   # no process plays before the servers hold the adapter
+        for old in sorted(Path(folder).glob("step-*"), key=lambda p: int(p.name.split("-")[1]))[:-keep]:
+            shutil.rmtree(old)
+    # no process plays before the servers hold the adapter
+    if acc is not None and acc.num_processes > 1: acc.wait_for_everyone()
     return path
 
 # %% ../nbs/52_grpo.ipynb #eebb28d2
 @delegates(GRPOSpec)
-def grpo(spec:GRPOSpec|None=None, # the training, whole; or give its fields (below) as keywords, any other as a `trl.GRPOConfig` setting
-         out:Path|str|None=None, # folder for checkpoints, the games played, and the final model (default: models/<model>-grpo)
+def grpo(
+         # the training, whole; or give its fields (below) as keywords, any other as a `trl.GRPOConfig` setting
+         spec:GRPOSpec|None=None,
+         # folder for checkpoints, the games played, and the final model (default: models/<model>-grpo)
+         out:Path|str|None=None,
          **kwargs):
     "Train `spec.model` as a questioner by GRPO on whole games against `spec.judge`; return the trainer."
     from datasets import Dataset
@@ -340,24 +397,30 @@ def grpo(spec:GRPOSpec|None=None, # the training, whole; or give its fields (bel
     out = Path(out or Path("models")/f"{Path(s.model).name}-grpo"); out.mkdir(parents=True, exist_ok=True)
     check_role(s.judge, "judge")
     if is_model_free(s.model): raise ValueError(f"{s.model!r} has no weights to train: GRPO trains a model")
-    cia = _cia_weights(s.reward, s.credit, s.protocol, s.belief_weight, s.cia_win, s.cia_traj_len, s.cia_invalid, s.cia_repeated, s.belief_lambda)
+    cia = _cia_weights(s.reward, s.credit, s.protocol, s.belief_weight, s.cia_win, s.cia_traj_len, s.cia_invalid,
+                       s.cia_repeated, s.belief_lambda)
     rows = load_secrets(s.secrets).head(s.limit) if s.limit else load_secrets(s.secrets)
-    if len(rows) < s.secrets_per_step: raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
-    if s.secrets_per_step % (procs := _processes()[0]): raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
-    pm, tok = load_model(s.model, device=s.device, dtype="float32", cache=False)   # its own: the cached instance serves rollouts elsewhere
+    if len(rows) < s.secrets_per_step:
+        raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
+    if s.secrets_per_step % (procs := _processes()[0]):
+        raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
+    # its own: the cached instance serves rollouts elsewhere
+    pm, tok = load_model(s.model, device=s.device, dtype="float32", cache=False)
     ckpt = _begin(out, dict(vars(s), cia_weights=cia, processes=procs))   # the spec whole, and what follows from it
     if ckpt: print(f"resuming from {ckpt}")
     set_seed(s.seed)
     jb = player(s.judge, s.judge_engine, s.judge_server, device=s.device)
-    lora, name = lora_config(s.lora, s.lora_r, s.lora_alpha), f"grpo:{out.name}"   # the peft config (None: every weight); the questioner's name in the records
+    # the peft config (None: every weight); the questioner's name in the records
+    lora, name = lora_config(s.lora, s.lora_r, s.lora_alpha), f"grpo:{out.name}"
     served = served_policy(s.model, name, lora, s.policy_engine, s.policy_server, procs)   # None: the policy plays here
     table = {r["secret"]: r for r in rows.to_dict("records")}
     rollout = make_rollout(tok, jb, table, out, name, s, cia, served)
-    cfg = _grpo_config(out, pm.device.type == "cpu", s.seed, s.secrets_per_step * s.games_per_secret, s.games_per_secret, s.steps, s.save_steps,
-                       dict(s.trl, learning_rate=s.lr), s.micro_batch, procs)
+    cfg = _grpo_config(out, pm.device.type == "cpu", s.seed, s.secrets_per_step * s.games_per_secret,
+                       s.games_per_secret, s.steps, s.save_steps, dict(s.trl, learning_rate=s.lr), s.micro_batch, procs)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")   # rollout_func is marked experimental in TRL 1.x
-    trainer = (turn_credit_trainer() if s.credit == "turn" else GRPOTrainer)(model=pm, reward_funcs=[rollout_reward], args=cfg, train_dataset=Dataset.from_dict({"prompt": list(table)}),
-                          processing_class=tok, rollout_func=rollout, peft_config=lora)
+    trainer = (turn_credit_trainer() if s.credit == "turn" else GRPOTrainer)(
+        model=pm, reward_funcs=[rollout_reward], args=cfg, train_dataset=Dataset.from_dict({"prompt": list(table)}),
+        processing_class=tok, rollout_func=rollout, peft_config=lora)
     try: trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     finally:
         for b in (jb, served):
@@ -369,8 +432,9 @@ grpo.__delwrap__ = GRPOSpec   # docments read a dataclass's fields from its body
 
 # %% ../nbs/52_grpo.ipynb #8f02719f
 recipes = {   # named trainings: a paper's settings, for `twentyq grpo --recipe NAME`
-    "delta-belief-rl": dict(protocol="cia", reward="cia", credit="turn", games_per_secret=16, max_questions=20, questioner_max_tokens=50,
-                            lr=3e-5, lora=True, lora_r=64, lora_alpha=64, beta=0.0),   # ΔBelief-RL's training scripts; no KL term
+    # ΔBelief-RL's training scripts; no KL term
+    "delta-belief-rl": dict(protocol="cia", reward="cia", credit="turn", games_per_secret=16, max_questions=20,
+                            questioner_max_tokens=50, lr=3e-5, lora=True, lora_r=64, lora_alpha=64, beta=0.0),
 }
 
 def _with_recipe(recipe:str|None, given:dict, defaults:dict) -> dict:
@@ -381,9 +445,11 @@ def _with_recipe(recipe:str|None, given:dict, defaults:dict) -> dict:
 
 @delegates(GRPOSpec, but=["trl"])
 def grpo_cmd(out:str=None, # output folder (default: models/<model>-grpo)
-             recipe:str=None, # a named training of `recipes` ("delta-belief-rl"): its settings for every option left at its default
+             # a named training of `recipes` ("delta-belief-rl"): its settings for every option left at its default
+             recipe:str=None,
              **kwargs):
-    "Train a questioner by GRPO on whole games (verified success, optional belief shaping, penalties), resuming from the last checkpoint."
+    ("Train a questioner by GRPO on whole games (verified success, optional belief shaping, penalties), resuming "
+     "from the last checkpoint.")
     defaults = {f.name: f.default for f in fields(GRPOSpec) if f.name != "trl"} | {"beta": 0.0}
     tr = grpo(grpo_spec(**_with_recipe(recipe, kwargs, defaults)), out)
     if not tr.accelerator.is_main_process: return   # the main process reports for all

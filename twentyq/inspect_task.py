@@ -38,12 +38,14 @@ def generate_config(s:Sampling, # a twentyq sampling
                     extra_body:dict|None=None, # fields for the request's body beyond Inspect's (`server_extras`)
                    ) -> GenerateConfig:
     "Inspect's generation config for `s`."
-    return GenerateConfig(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k or None, max_tokens=s.max_new_tokens, seed=seed, extra_body=extra_body)
+    return GenerateConfig(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k or None, max_tokens=s.max_new_tokens,
+                          seed=seed, extra_body=extra_body)
 
 def server_extras(model, # an Inspect model (or its name, "provider/model")
                   s:Sampling, # its sampling
                  ) -> dict|None:
-    "What vLLM-like servers take beyond OpenAI's API, as twentyq sends it: top_k and the chat-template variables; None for other APIs, which would refuse them."
+    ("What vLLM-like servers take beyond OpenAI's API, as twentyq sends it: top_k and the chat-template variables; "
+     "None for other APIs, which would refuse them.")
     return server_fields(s, template_kw) if str(model).split("/")[0] in ("vllm", "sglang", "openai-api") else None
 
 # %% ../nbs/71_inspect.ipynb #487a2fc8
@@ -52,7 +54,8 @@ def model_player(model, # an Inspect model
                 ):
     "async reply(chat, seed) -> str of an Inspect model."
     extra = server_extras(model, s)
-    async def reply(chat, seed): return (await model.generate(inspect_messages(chat), config=generate_config(s, seed, extra))).completion
+    async def reply(chat, seed):
+        return (await model.generate(inspect_messages(chat), config=generate_config(s, seed, extra))).completion
     return reply
 
 _free_backend = functools.cache(player)   # a model-free player loads its knowledge once per process
@@ -82,8 +85,9 @@ async def play_turns(P, # the protocol (`rollout.run_protocol`)
 # %% ../nbs/71_inspect.ipynb #bc07b738
 def _samples(spec:RunSpec, P) -> MemoryDataset:
     "One sample per secret, its input the questioner's opening."
-    return MemoryDataset([Sample(id=s["secret"], input=inspect_messages(new_game(P, **s)["messages"]), target=s["secret"],
-                                 metadata=dict(secret=s["secret"], variants=s["variants"])) for s in game_specs(replace(spec, iterations=1))])
+    return MemoryDataset([Sample(id=s["secret"], input=inspect_messages(new_game(P, **s)["messages"]),
+                                 target=s["secret"], metadata=dict(secret=s["secret"], variants=s["variants"]))
+                          for s in game_specs(replace(spec, iterations=1))])
 
 def task_config(spec:RunSpec, # the run, its questioner Inspect's model name
                ) -> dict:
@@ -97,7 +101,8 @@ _config = functools.cache(task_config)   # one config per (questioner, judge) pa
 
 @solver
 def twenty_questions_solver(spec:RunSpec, # the run, its players named when the game is played
-                            judge:str|None=None, # a model-free judge; None: Inspect's `judge` role (default: the questioner)
+                            # a model-free judge; None: Inspect's `judge` role (default: the questioner)
+                            judge:str|None=None,
                             beliefs:str|None=None, # a scorer model: per-turn beliefs into each sample's metadata
                             belief_prompt:str="paper", # "paper" or "cia"
                            ):
@@ -108,8 +113,10 @@ def twenty_questions_solver(spec:RunSpec, # the run, its players named when the 
         jm = None if judge else get_model(role="judge", default=q)
         cfg = _config(replace(spec, questioner=str(q), judge=judge or str(jm)))
         qs, js = Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"])
-        game, t0 = new_game(P, **specs[(state.metadata["secret"], state.epoch - 1)], questioner=cfg["questioner"], judge=cfg["judge"]), time.time()
-        await play_turns(P, game, model_player(q, qs), free_player(judge, js) if judge else model_player(jm, js), spec.seed)
+        game, t0 = new_game(P, **specs[(state.metadata["secret"], state.epoch - 1)], questioner=cfg["questioner"],
+                            judge=cfg["judge"]), time.time()
+        await play_turns(P, game, model_player(q, qs),
+                         free_player(judge, js) if judge else model_player(jm, js), spec.seed)
         game["seconds"] = round(time.time() - t0, 3)
         state.messages = inspect_messages(game["messages"])
         state.metadata.update(game=check_record(game), twentyq_config=cfg)   # what `runs.import_inspect` writes
@@ -123,11 +130,13 @@ def twenty_questions_solver(spec:RunSpec, # the run, its players named when the 
 # %% ../nbs/71_inspect.ipynb #03565a15
 @scorer(metrics=[mean(), stderr()])
 def protocol_win():
-    "1 when the protocol's rule says the game was won, else 0; metadata: the cross-check's verified win, the turn of the win, the questions asked."
+    ("1 when the protocol's rule says the game was won, else 0; metadata: the cross-check's verified win, the turn of "
+     "the win, the questions asked.")
     async def score(state, target):
         g = state.metadata["game"]
         last = g["turns"][-1]["question"] if g["turns"] else ""
-        return Score(value=float(g["won"]), answer=last, explanation=f"{g['secret']}: {'won at turn ' + str(g['win_turn']) if g['won'] else 'lost'}",
+        return Score(value=float(g["won"]), answer=last,
+                     explanation=f"{g['secret']}: {'won at turn ' + str(g['win_turn']) if g['won'] else 'lost'}",
                      metadata=dict(verified=verified_win(g), win_turn=g["win_turn"], n_questions=g["n_questions"]))
     return score
 
@@ -138,20 +147,28 @@ def twenty_questions(protocol:str="paper", # "paper", "evals", "evals-shortlist"
                      limit:int|None=None, # play only the first `limit` secrets
                      max_questions:int=20, # questions per game
                      epochs:int=1, # games per secret (k of Mean@k, Pass@k)
-                     judge:str|None=None, # a model-free judge ("wordnet-judge"); None: Inspect's judge role, or the questioner
+                     # a model-free judge ("wordnet-judge"); None: Inspect's judge role, or the questioner
+                     judge:str|None=None,
                      seed:int=0, # run seed
                      greedy:bool=False, # the questioner decodes greedily instead of by the protocol's sampling
                      lenient:bool=False, # twentyq's forgiving readings instead of the source's rules
                      questioner_max_tokens:int|None=None, # longest questioner reply (None: the protocol's)
                      judge_max_tokens:int|None=None, # longest judge reply (None: the protocol's)
-                     beliefs:str|None=None, # a scorer model (e.g. "smollm2-135m"): per-turn log-beliefs in each sample's metadata
-                     belief_prompt:str|None=None, # "paper" or "cia" (None: cia's for the cia protocol, else the paper's)
+                     # a scorer model (e.g. "smollm2-135m"): per-turn log-beliefs in each sample's metadata
+                     beliefs:str|None=None,
+                     # "paper" or "cia" (None: cia's for the cia protocol, else the paper's)
+                     belief_prompt:str|None=None,
                     ) -> Task:
     "Twenty Questions by twentyq's protocols: the task's model asks, a judge answers, the protocol's win rule scores."
     if judge is not None: check_role(judge, "judge")
-    if judge is not None and not is_model_free(judge): raise ValueError(f"judge={judge!r}: a model judges through Inspect's role (--model-role judge={judge}); judge= names a model-free judge")
-    spec = RunSpec(questioner="", judge=judge, protocol=protocol, secrets=secrets, iterations=epochs, limit=limit, seed=seed, max_questions=max_questions,
-                   greedy=greedy, lenient=lenient, questioner_max_tokens=questioner_max_tokens, judge_max_tokens=judge_max_tokens)   # the players: when played
+    if judge is not None and not is_model_free(judge):
+        raise ValueError(f"judge={judge!r}: a model judges through Inspect's role (--model-role judge={judge}); judge= "
+                         "names a model-free judge")
+    # the players: when played
+    spec = RunSpec(questioner="", judge=judge, protocol=protocol, secrets=secrets, iterations=epochs, limit=limit,
+                   seed=seed, max_questions=max_questions, greedy=greedy, lenient=lenient,
+                   questioner_max_tokens=questioner_max_tokens, judge_max_tokens=judge_max_tokens)
     bp = belief_prompt or ("cia" if protocol == "cia" else "paper")
-    return Task(dataset=_samples(spec, run_protocol(spec)), solver=twenty_questions_solver(spec, judge, beliefs, bp), scorer=protocol_win(),
+    return Task(dataset=_samples(spec, run_protocol(spec)),
+                solver=twenty_questions_solver(spec, judge, beliefs, bp), scorer=protocol_win(),
                 epochs=Epochs(epochs, ["mean", f"pass_at_{epochs}"]))

@@ -41,7 +41,8 @@ def read_index(path:Path|str, # an index.noun file
 # %% ../nbs/12_knowledge.ipynb #b3da0237
 def parse_synset(line:str, # one line of data.noun
                 ) -> dict:
-    "The synset on `line`: offset, lexicographer category, lemmas and parents (noun hypernyms, else instance hypernyms)."
+    ("The synset on `line`: offset, lexicographer category, lemmas and parents (noun hypernyms, "
+     "else instance hypernyms).")
     f = line.partition(" | ")[0].split()
     k = 4 + 2 * int(f[3], 16)
     ptrs = [f[k + 1 + 4 * i:k + 5 + 4 * i] for i in range(int(f[k]))]
@@ -83,25 +84,25 @@ def synset_name(offset:int, # a synset's offset
 SENSE_OVERRIDES = {   # word -> its sense number | another lemma's synset | "@synset": a kind of that synset
     # the 2,630 nouns: the everyday sense where WordNet's first is technical or rare
     "act": 2, "address": 2, "agent": 2, "arc": 2, "award": 3, "band": 5, "bank": 2, "battery": 2, "beam": 2, "beef": 2,
-    "bid": 2, "blast": 4, "board": 3, "brush": 2, "cable": 2, "cake": 3, "canal": 3, "cell": 2, "cement": 2, "centre": 2,
-    "chain": 3, "chocolate": 2, "church": 2, "club": 2, "college": 2, "colour": 6, "core": 2, "country": 2, "cream": 2,
-    "credit": 2, "crown": 4, "draft": 5, "enemy": 4, "exchange": 4, "football": 2, "forest": 2, "form": 8, "founder": 2,
-    "frame": 9, "gallery": 3, "gas": 2, "glow": 2, "gold": 3, "grave": 2, "hardware": 2, "heart": 2, "hit": 2,
-    "kingdom": 2, "labor": 2, "labour": 4, "land": 4, "lid": 2, "line": 4, "march": 2, "mate": 4, "mechanism": 5,
-    "module": 4, "motion": 6, "mutation": 2, "needle": 3, "net": 6, "oak": 2, "oath": 3, "operation": 7, "package": 2,
-    "pass": 6, "pipe": 2, "plant": 2, "plate": 4, "president": 3, "press": 2, "prey": 2, "pulse": 2, "queen": 2,
-    "quote": 2, "rear": 2, "receipt": 2, "reconstruction": 2, "restoration": 2, "return": 2, "ring": 8, "run": 7,
-    "seat": 3, "sector": 3, "shaft": 3, "sheet": 3, "shell": 3, "soil": 2, "stem": 2, "stress": 2, "table": 2,
+    "bid": 2, "blast": 4, "board": 3, "brush": 2, "cable": 2, "cake": 3, "canal": 3, "cell": 2, "cement": 2,
+    "centre": 2, "chain": 3, "chocolate": 2, "church": 2, "club": 2, "college": 2, "colour": 6, "core": 2, "country": 2,
+    "cream": 2, "credit": 2, "crown": 4, "draft": 5, "enemy": 4, "exchange": 4, "football": 2, "forest": 2, "form": 8,
+    "founder": 2, "frame": 9, "gallery": 3, "gas": 2, "glow": 2, "gold": 3, "grave": 2, "hardware": 2, "heart": 2,
+    "hit": 2, "kingdom": 2, "labor": 2, "labour": 4, "land": 4, "lid": 2, "line": 4, "march": 2, "mate": 4,
+    "mechanism": 5, "module": 4, "motion": 6, "mutation": 2, "needle": 3, "net": 6, "oak": 2, "oath": 3, "operation": 7,
+    "package": 2, "pass": 6, "pipe": 2, "plant": 2, "plate": 4, "president": 3, "press": 2, "prey": 2, "pulse": 2,
+    "queen": 2, "quote": 2, "rear": 2, "receipt": 2, "reconstruction": 2, "restoration": 2, "return": 2, "ring": 8,
+    "run": 7, "seat": 3, "sector": 3, "shaft": 3, "sheet": 3, "shell": 3, "soil": 2, "stem": 2, "stress": 2, "table": 2,
     "thing": 12, "time": 5, "turn": 2, "university": 3, "van": 5, "village": 2, "wilderness": 3,
     # the evals and LMRL words
     "baseball": 2, "basketball": 2, "volleyball": 2, "blind": 3, "calculator": 2, "chord": 2, "clip": 3, "cushion": 3,
     "hammer": 2, "kite": 3, "marker": 3, "microwave": 2, "printer": 2, "puzzle": 2, "rake": 3, "reservoir": 2, "saw": 2,
-    "scooter": 3, "tiger": 2, "wrench": 3,
-    "boots": "boot.n.01", "cooking pot": "pot.n.01", "gloves": "glove.n.02", "hairclip": "hair_slide.n.01",
-    "monitor": "computer_monitor.n.01", "pants": "trouser.n.01", "peas": "pea.n.01", "shoes": "shoe.n.01", "socks": "sock.n.01",
-    "nightstand": "@table.n.02", "sharpie": "@marker.n.03", "smartphone": "@cellular_telephone.n.01", "stuffed animal": "@plaything.n.01",
-    "starbucks": "@coffeehouse.n.01", "taylor swift": "@singer.n.01", "stan lee": "@writer.n.01", "roald dahl": "@writer.n.01",
-    "gandalf": "@wizard.n.02", "dumbledore": "@wizard.n.02", "harry potter": "@wizard.n.02", "hogwarts": "@school.n.02",
+    "scooter": 3, "tiger": 2, "wrench": 3, "boots": "boot.n.01", "cooking pot": "pot.n.01", "gloves": "glove.n.02",
+    "hairclip": "hair_slide.n.01", "monitor": "computer_monitor.n.01", "pants": "trouser.n.01", "peas": "pea.n.01",
+    "shoes": "shoe.n.01", "socks": "sock.n.01", "nightstand": "@table.n.02", "sharpie": "@marker.n.03",
+    "smartphone": "@cellular_telephone.n.01", "stuffed animal": "@plaything.n.01", "starbucks": "@coffeehouse.n.01",
+    "taylor swift": "@singer.n.01", "stan lee": "@writer.n.01", "roald dahl": "@writer.n.01", "gandalf": "@wizard.n.02",
+    "dumbledore": "@wizard.n.02", "harry potter": "@wizard.n.02", "hogwarts": "@school.n.02",
     "star wars": "@movie.n.01", "the lion king": "@movie.n.01", "the matrix": "@movie.n.01", "titanic": "@ship.n.01",
     "the beatles": "@rock_group.n.01", "the rolling stones": "@rock_group.n.01", "openai": "@company.n.01",
     "the lord of the rings": "@novel.n.01", "pride and prejudice": "@novel.n.01", "the great gatsby": "@novel.n.01",
@@ -112,7 +113,8 @@ def norm(word:str) -> str:
     "`word` as the knowledge keys it: lower case, single spaces."
     return " ".join(str(word).lower().split())
 
-_suffixes = [("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y"), ("s", "")]
+_suffixes = [("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+             ("men", "man"), ("ies", "y"), ("s", "")]
 
 def wordnet_lemma(word:str, # a word as a list spells it
                   index:dict, # lemma -> offsets
@@ -136,12 +138,15 @@ def word_sense(word:str, # a word of a list
                exceptions:dict|None=None, # irregular plurals
                overrides:dict|None=None, # word -> sense (SENSE_OVERRIDES by default)
               ) -> tuple[int|None, int|None]:
-    "(offset of the word's sense, None), or (None, offset of the synset it is a kind of) for an `@` override; (None, None) if WordNet lacks it."
+    ("(offset of the word's sense, None), or (None, offset of the synset it is a kind of) for an `@` override; (None, "
+     "None) if WordNet lacks it.")
     o = (SENSE_OVERRIDES if overrides is None else overrides).get(norm(word))
-    if isinstance(o, str): return (None, _offset_of(o[1:], index)) if o.startswith("@") else (_offset_of(o, index), None)
+    if isinstance(o, str):
+        return (None, _offset_of(o[1:], index)) if o.startswith("@") else (_offset_of(o, index), None)
     lemma = wordnet_lemma(word, index, exceptions)
     if lemma is None: return None, None
-    if o is not None and not 1 <= o <= len(index[lemma]): raise KeyError(f"{word!r} has {len(index[lemma])} senses, not {o}")
+    if o is not None and not 1 <= o <= len(index[lemma]):
+        raise KeyError(f"{word!r} has {len(index[lemma])} senses, not {o}")
     return index[lemma][(o or 1) - 1], None
 
 # %% ../nbs/12_knowledge.ipynb #8b827ef5
@@ -165,7 +170,8 @@ def _table(words, index, synsets, exceptions):
         name = synset_name(o, synsets, index)
         while o is not None and (n := synset_name(o, synsets, index)) not in table:
             ps = synsets[o]["parents"]
-            table[n] = [synsets[o]["lemmas"][0].replace("_", " "), synsets[o]["lex"], synset_name(ps[0], synsets, index) if ps else None]
+            table[n] = [synsets[o]["lemmas"][0].replace("_", " "), synsets[o]["lex"],
+                        synset_name(ps[0], synsets, index) if ps else None]
             o = ps[0] if ps else None
         return name
     for w in words:
@@ -190,13 +196,16 @@ def build_knowledge(src:Path|str, # a WordNet 3.0 dictionary folder (index.noun,
                    ) -> Path:
     "Write the questioner's knowledge, derived from WordNet, for `words`; return the file."
     src, dest = Path(src), Path(dest) if dest is not None else data_path(KNOWLEDGE_FILE)
-    if not (src/"data.noun").exists(): raise FileNotFoundError(f"{src} is not a WordNet dictionary folder (no data.noun)")
+    if not (src/"data.noun").exists():
+        raise FileNotFoundError(f"{src} is not a WordNet dictionary folder (no data.noun)")
     index, synsets, exc = read_index(src/"index.noun"), read_synsets(src/"data.noun"), read_exceptions(src/"noun.exc")
     words = [norm(w) for w in (words if words is not None else knowledge_words())]
     senses, table = _table(words, index, synsets, exc)
-    kn = dict(about="Derived from WordNet 3.0 (Princeton University; licence in LICENSE-wordnet.txt) by twentyq.wordnet.build_knowledge: "
+    kn = dict(about="Derived from WordNet 3.0 (Princeton University; licence in LICENSE-wordnet.txt) by "
+                    "twentyq.wordnet.build_knowledge: "
                     "each word's sense, and per synset [display name, lexicographer category, first-listed parent].",
-              overridden=sorted(w for w in words if w in SENSE_OVERRIDES), words=senses, synsets=dict(sorted(table.items())))
+              overridden=sorted(w for w in words if w in SENSE_OVERRIDES), words=senses,
+              synsets=dict(sorted(table.items())))
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(_dump(kn), encoding="utf-8")
     return dest
@@ -216,7 +225,8 @@ def cut_dictionary(src:Path|str, # a WordNet dictionary folder
                    dest:Path|str, # folder to write index.noun and data.noun to
                    words:list[str], # words to keep
                   ):
-    "Write a small dictionary holding `words`, their senses' hypernym chains and the lemmas naming them, offsets renumbered."
+    ("Write a small dictionary holding `words`, their senses' hypernym chains and the lemmas naming "
+     "them, offsets renumbered.")
     src, dest = Path(src), Path(dest); dest.mkdir(parents=True, exist_ok=True)
     index, synsets, exc = read_index(src/"index.noun"), read_synsets(src/"data.noun"), read_exceptions(src/"noun.exc")
     keep, lemmas = _keep(words, index, synsets, exc)
@@ -227,10 +237,12 @@ def cut_dictionary(src:Path|str, # a WordNet dictionary folder
     new, at = {}, sum(len(l.encode()) for l in head)
     for o, l in lines.items(): new[o] = at; at += len(l.encode())
     renum = lambda l: re.sub(r"\b\d{8}\b", lambda m: f"{new[int(m.group(0))]:08d}", l)
-    (dest/"data.noun").write_bytes("".join(head + [renum(d) + b + g for d, b, g in (l.partition(" | ") for l in lines.values())]).encode())
+    (dest/"data.noun").write_bytes(
+        "".join(head + [renum(d) + b + g for d, b, g in (l.partition(" | ") for l in lines.values())]).encode())
     ilines = (src/"index.noun").read_text(encoding="utf-8").splitlines(keepends=True)
     by_lemma = {l.split(" ", 1)[0]: l for l in ilines if not l.startswith("  ")}
-    (dest/"index.noun").write_text("".join([l for l in ilines if l.startswith("  ")] + [renum(by_lemma[l]) for l in lemmas]), encoding="utf-8")
+    (dest/"index.noun").write_text(
+        "".join([l for l in ilines if l.startswith("  ")] + [renum(by_lemma[l]) for l in lemmas]), encoding="utf-8")
 
 # %% ../nbs/12_knowledge.ipynb #55063d1d
 def _drop_pointers(line, keep):
@@ -240,13 +252,16 @@ def _drop_pointers(line, keep):
     k = 4 + 2 * int(f[3], 16)
     ptrs = [f[k + 1 + 4 * i:k + 5 + 4 * i] for i in range(int(f[k]))]
     ptrs = [p for p in ptrs if p[2] == "n" and int(p[1]) in keep]
-    return " ".join(f[:k] + [f"{len(ptrs):03d}"] + [x for p in ptrs for x in p] + f[k + 1 + 4 * int(f[k]):]) + bar + gloss
+    return " ".join(f[:k] + [f"{len(ptrs):03d}"] + [x for p in ptrs for x in p]
+                    + f[k + 1 + 4 * int(f[k]):]) + bar + gloss
 
 # %% ../nbs/12_knowledge.ipynb #e9dc6793
 @cache
 def _read_knowledge(path:str): return json.loads(Path(path).read_text(encoding="utf-8"))
 
-def load_knowledge(knowledge:dict|Path|str|None=None, # a knowledge dict, a file, or None for the shipped data/wordnet_nouns.json
+def load_knowledge(
+                   # a knowledge dict, a file, or None for the shipped data/wordnet_nouns.json
+                   knowledge:dict|Path|str|None=None,
                   ) -> dict:
     "The questioner's knowledge (each file is read once)."
     if isinstance(knowledge, dict): return knowledge
@@ -355,7 +370,8 @@ def length_question(n:int) -> str:
     return f"Does the word have more than {n} letters?"
 
 # %% ../nbs/12_knowledge.ipynb #0609af18
-_start_end = re.compile(r"does the word (start|end) with (?:the letter '([a-z])'|a letter from '([a-z])' to '([a-z])')\??")
+_start_end = re.compile(r"does the word (start|end) with (?:the letter '([a-z])'|a letter from "
+                        r"'([a-z])' to '([a-z])')\??")
 _nth = re.compile(r"is the (second|third) letter of the word (?:'([a-z])'|from '([a-z])' to '([a-z])')\??")
 _longer = re.compile(r"does the word have more than (\d+) letters\??")
 
@@ -373,7 +389,8 @@ def form_answer(question:str, # a question
 # %% ../nbs/12_knowledge.ipynb #5f0e87f9
 _named = [re.compile(r"\s*\[\s*guess\s+([^\]]+?)\s*\].*", re.I | re.S),
           re.compile(r"\s*is the secret word\s+(.+?)[\s?.!\"']*", re.I | re.S),
-          re.compile(r"\s*(?:(?:is|could|would|might|can)\s+(?:it|the object|this|that)\s+(?:be\s+)?)?(?:(?:a|an|the|some)\s+)?(.+?)[\s?.!\"']*", re.I | re.S)]
+          re.compile(r"\s*(?:(?:is|could|would|might|can)\s+(?:it|the object|this|that)\s+(?:be\s+)?)?"
+                     r"(?:(?:a|an|the|some)\s+)?(.+?)[\s?.!\"']*", re.I | re.S)]
 
 def named_word(question:str, # a question
               ) -> str|None:
@@ -386,7 +403,8 @@ def guess_question(word:str, # the candidate to name
                    protocol:str="paper", # "paper", "evals" or "lmrl"
                   ) -> str:
     "The questioner's guess of `word` in `protocol`'s form."
-    return f"[GUESS {word}]" if protocol.startswith("evals") else f"Is the object {word}?" if protocol == "lmrl" else f"Is the secret word {word}?"
+    return (f"[GUESS {word}]" if protocol.startswith("evals") else f"Is the object {word}?" if protocol == "lmrl"
+            else f"Is the secret word {word}?")
 
 # %% ../nbs/12_knowledge.ipynb #9a027e47
 _category_of = {q: c for c, (q, _) in CATEGORY_QUESTIONS.items()}

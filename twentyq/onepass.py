@@ -20,26 +20,30 @@ __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'beli
 
 # %% ../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
-belief_prompts = {"paper": (default_elicitation, " "),   # name: (E, what joins E and the secret): "...Is the secret word cat"
-                  "cia": ("Is it '", "")}               # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
+belief_prompts = {   # name: (E, what joins E and the secret)
+    "paper": (default_elicitation, " "),   # "...Is the secret word cat"
+    "cia": ("Is it '", "")}                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
 
 def belief_prompt_of(name:str, # "paper" or "cia"
                      elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`
                     ) -> tuple[str, str]:
     "(E, lead) of the belief prompt `name`: the secret is scored as the continuation lead + secret of the state + E."
-    if name not in belief_prompts: raise ValueError(f"unknown belief prompt {name!r}; known: {', '.join(belief_prompts)}")
+    if name not in belief_prompts:
+        raise ValueError(f"unknown belief prompt {name!r}; known: {', '.join(belief_prompts)}")
     E, lead = belief_prompts[name]
     if name == "paper": return (elicitation or E), lead
-    if elicitation not in (None, E, default_elicitation): raise ValueError(f"the {name} belief prompt has its own elicitation {E!r}")
+    if elicitation not in (None, E, default_elicitation):
+        raise ValueError(f"the {name} belief prompt has its own elicitation {E!r}")
     return E, lead
-default_template_kw = template_kw   # the rollouts' own (`protocols.template_kw`): the paper's questioners run with thinking off
+# the rollouts' own (`protocols.template_kw`): the paper's questioners run with thinking off
+default_template_kw = template_kw
 
 # %% ../nbs/30_onepass.ipynb #f6e9729c
 def check_scorer(backend):
     "`backend`, if it can render a state as its next turn (a server renders with the served model's template)."
     if backend.can.in_process and not backend.tok.chat_template:
-        raise ValueError(f"scorer {backend.name!r} has no chat template, so a state cannot be rendered as its next turn; "
-                         "pass chat_template= to get_backend")
+        raise ValueError(f"scorer {backend.name!r} has no chat template, so a state cannot be rendered as its next "
+                         "turn; pass chat_template= to get_backend")
     return backend
 
 def contexts(record:dict, # a game record
@@ -71,10 +75,12 @@ def build_trie(branches:list[tuple[int, ...]], # token sequences hanging off one
         node, path = -1, []
         for t in b:
             if (node, t) not in child:
-                child[node, t] = len(tokens); tokens.append(t); parents.append(node); depth.append(depth[node]+1 if node >= 0 else 0)
+                child[node, t] = len(tokens); tokens.append(t); parents.append(node)
+                depth.append(depth[node]+1 if node >= 0 else 0)
             node = child[node, t]; path.append(node)
         paths.append(path)
-    tokens, parents, depth = np.array(tokens, dtype=np.int64), np.array(parents, dtype=np.int64), np.array(depth, dtype=np.int64)
+    tokens, parents, depth = (np.array(tokens, dtype=np.int64), np.array(parents, dtype=np.int64),
+                              np.array(depth, dtype=np.int64))
     fwd = np.unique(parents[parents >= 0])                  # nodes with children: the only ones we run
     slot = np.full(len(tokens), -1); slot[fwd] = np.arange(len(fwd))
     anc = np.zeros((len(fwd), len(fwd)), bool)              # ancestor-or-self, among the nodes we run
@@ -135,7 +141,8 @@ def _attention_masks(config, # the model's config
     "Additive 4D mask(s) for `allowed`: one tensor, or a dict per layer type for models with sliding-window layers."
     import torch
     cfg = config.get_text_config() if hasattr(config, "get_text_config") else config
-    def additive(a): return torch.zeros(a.shape, dtype=dtype, device=a.device).masked_fill_(~a, torch.finfo(dtype).min)[:, None]
+    def additive(a):
+        return torch.zeros(a.shape, dtype=dtype, device=a.device).masked_fill_(~a, torch.finfo(dtype).min)[:, None]
     sw, types = getattr(cfg, "sliding_window", None), getattr(cfg, "layer_types", None)
     if not sw or (types is not None and "sliding_attention" not in types): return additive(allowed)
     near = (qpos[:, :, None] - kpos[:, None, :]) < sw          # as masking_utils.sliding_window_overlay, in positions
@@ -144,7 +151,8 @@ def _attention_masks(config, # the model's config
 
 # %% ../nbs/30_onepass.ipynb #0ab0dbdb
 def _body(model):
-    "The transformer under the LM head; through a peft wrapper, the one whose layers hold the adapter (a LoRA being trained)."
+    ("The transformer under the LM head; through a peft wrapper, the one whose layers hold the adapter "
+     "(a LoRA being trained).")
     return (model.get_base_model() if hasattr(model, "get_base_model") else model).base_model
 
 def _head(model, h):
@@ -162,14 +170,15 @@ def _check_model(model):
     if model in _fast_ok: return
     impl = model.config._attn_implementation
     if impl not in ("sdpa", "eager"):
-        raise ValueError(f"fast belief scoring needs attn_implementation 'sdpa' or 'eager' (custom 4D masks); {type(model).__name__} uses {impl!r}")
+        raise ValueError("fast belief scoring needs attn_implementation 'sdpa' or 'eager' (custom 4D masks); "
+                         f"{type(model).__name__} uses {impl!r}")
     ids = torch.arange(10, 18, device=model.device)[None]
     with torch.no_grad():
         ref = model(input_ids=ids).logits[0].float().log_softmax(-1)
         mine = _head(model, _body(model)(input_ids=ids).last_hidden_state[0])
     if not torch.allclose(ref, mine, atol=1e-3, rtol=1e-3):
-        raise NotImplementedError(f"{type(model).__name__}: its logits are not lm_head(last hidden state) (with soft-capping); "
-                                  "fast belief scoring does not support it yet, use naive_beliefs")
+        raise NotImplementedError(f"{type(model).__name__}: its logits are not lm_head(last hidden state) (with "
+                                  "soft-capping); fast belief scoring does not support it yet, use naive_beliefs")
     _fast_ok.add(model)
 
 # %% ../nbs/30_onepass.ipynb #80a0a649
@@ -192,7 +201,8 @@ def _count(stats, **kw):
         for k, v in kw.items(): stats[k] = stats.get(k, 0) + v
 
 def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
-    "The log-probabilities `assign` asks for, from one forward pass; the vocabulary head runs only on the read positions, in blocks."
+    ("The log-probabilities `assign` asks for, from one forward pass; the vocabulary head runs only on the "
+     "read positions, in blocks.")
     import torch
     dev = model.device
     lay = [_row_layout(r["x"], c, W, C, with_x) for r, c in zip(rows, chunks)]
@@ -202,20 +212,24 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
         h = _body(model)(input_ids=ids, attention_mask=masks, position_ids=qpos, past_key_values=cache,
                              use_cache=cache is not None).last_hidden_state
         if cache is not None: _rewind(cache, W)
-        hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long), torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)]
+        hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long),
+               torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)]
         del h, masks
         pr = np.concatenate([a[3] for a in assign]) if assign else np.zeros(0, np.int64)
         pt = np.concatenate([a[4] for a in assign]) if assign else np.zeros(0, np.int64)
         vals = np.zeros(len(pr))
-        step = max(1, 2**25 // model.get_output_embeddings().weight.shape[0])   # logit rows per block: ~128 MB of float32
+        # logit rows per block: ~128 MB of float32
+        step = max(1, 2**25 // model.get_output_embeddings().weight.shape[0])
         for a in range(0, len(reads), step):
             lsm = _head(model, hr[a:a+step])
             sel = np.flatnonzero((pr >= a) & (pr < a + step))
-            if len(sel): vals[sel] = lsm[torch.from_numpy(pr[sel] - a).to(dev), torch.from_numpy(pt[sel]).to(dev)].double().cpu().numpy()
+            if len(sel): vals[sel] = lsm[torch.from_numpy(pr[sel] - a).to(dev),
+                                         torch.from_numpy(pt[sel]).to(dev)].double().cpu().numpy()
     return vals
 
 def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
-    "Fill `outs` with the log-probability of every scored trie node of `rows`: the transcripts once, the tries in chunks over their K/V."
+    ("Fill `outs` with the log-probability of every scored trie node of `rows`: the transcripts once, the tries in "
+     "chunks over their K/V.")
     plans = [_pack(r["groups"], chunk) for r in rows]
     W, K = max(len(r["x"]) for r in rows), max(map(len, plans))
     cache = None
@@ -229,7 +243,8 @@ def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
         if C == 0 and not with_x: continue     # nothing to run (tries whose every read is at the transcript)
         reads, assign = _plan_reads(rows, plans, k, W)
         _count(stats, passes=1, forward_tokens=len(rows) * ((W if with_x else 0) + C), logit_rows=len(reads),
-               real_tokens=sum((len(r["x"]) if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c) for r, c in zip(rows, chunks)))
+               real_tokens=sum((len(r["x"]) if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c)
+                               for r, c in zip(rows, chunks)))
         if dry_run: continue
         vals, i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign), 0
         for b, gi, nodes, _, _ in assign:
@@ -253,7 +268,8 @@ def tree_logprobs(model, # a transformers causal LM
 
 # %% ../nbs/30_onepass.ipynb #08dc4e15
 def _plan_reads(rows, plans, k, W):
-    "What pass `k` reads: `reads`, the (row, query position) of each logit row, and `assign`, (row, group, nodes, read ids, tokens)."
+    ("What pass `k` reads: `reads`, the (row, query position) of each logit row, and `assign`, (row, group, "
+     "nodes, read ids, tokens).")
     reads, where, assign, with_x = [], {}, [], k == 0
     def read(b, q):
         if (b, q) not in where: where[b, q] = len(reads); reads.append((b, q))
@@ -268,7 +284,8 @@ def _plan_reads(rows, plans, k, W):
         for gi in p[k]:
             t, _ = r["groups"][gi]
             m = t["sc_pred"] >= 0
-            if m.any(): assign.append((b, gi, t["sc"][m], np.array([read(b, o + s) for s in t["sc_pred"][m]]), t["sc_tok"][m]))
+            if m.any():
+                assign.append((b, gi, t["sc"][m], np.array([read(b, o + s) for s in t["sc_pred"][m]]), t["sc_tok"][m]))
             o += len(t["fwd_tok"])
     return reads, assign
 
@@ -277,16 +294,18 @@ def _plan_reads(rows, plans, k, W):
 def _chain(branch:tuple, scored:int): return build_trie([branch], [scored])
 
 def _split_branch(tok, ctx_ids, context, continuation):
-    "The harness split of (context, continuation) as (branch after `ctx_ids`, scored tokens), or None if it does not extend `ctx_ids`."
+    ("The harness split of (context, continuation) as (branch after `ctx_ids`, scored tokens), or None if it "
+     "does not extend `ctx_ids`.")
     c, y = split_pair(tok, context, continuation)
     whole, n = c + y, len(ctx_ids)
     if len(c) < n or whole[:n] != ctx_ids: return None
     return tuple(whole[n:]), len(y)
 
 def _prefix_warning(record, backend, turns):
-    warnings.warn(f"game {record.get('game_id')!r}: the chat template of {backend.name!r} breaks the prefix property at turns "
-                  f"{turns}: the tokens of such a state are not a prefix of the next state's (e.g. a generation prompt unlike the "
-                  "rendered assistant turn), or not of its own with E appended; those states are scored on their own contexts", stacklevel=3)
+    warnings.warn(f"game {record.get('game_id')!r}: the chat template of {backend.name!r} breaks the prefix property "
+                  f"at turns {turns}: the tokens of such a state are not a prefix of the next state's (e.g. a "
+                  "generation prompt unlike the rendered assistant turn), or not of its own with E appended; those "
+                  "states are scored on their own contexts", stacklevel=3)
 
 def _secret_rows(record, backend, elicitation, template_kw, lead=" "):
     "Rows scoring the true secret at every state of `record`; groups carry their state index in `keys`."
@@ -314,9 +333,11 @@ def score_games(records:list[dict], # game records
                 dry_run:bool=False, # only count the work into `stats`
                 lead:str=" ", # what joins E and the secret (" " in the paper's prompt, "" in cia's)
                ) -> list[list[float]]:
-    "pi(secret | s_t) = log p(' ' + secret | s_t + E) for t = 0..T of each game, all states of a game in one forward pass."
+    ("pi(secret | s_t) = log p(' ' + secret | s_t + E) for t = 0..T of each game, all states of a "
+     "game in one forward pass.")
     check_scorer(backend)
-    if not backend.can.in_process: return server_beliefs(records, backend, elicitation, template_kw, lead)   # a scorer on a server
+    # a scorer on a server
+    if not backend.can.in_process: return server_beliefs(records, backend, elicitation, template_kw, lead)
     rows, owner, sizes = [], [], []
     for gi, r in enumerate(records):
         rs, n = _secret_rows(r, backend, elicitation, template_kw, lead)
@@ -336,14 +357,16 @@ def server_beliefs(records:list[dict], # game records
                   ) -> list[list[float]]:
     "pi(secret | s_t) for t = 0..T of each game, one log-probability request per state, all at once."
     ctxs = [contexts(r, backend, template_kw) for r in records]
-    flat = backend.logprobs([c + elicitation for cs in ctxs for c in cs], [lead + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
+    flat = backend.logprobs([c + elicitation for cs in ctxs for c in cs],
+                            [lead + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
     it = iter(flat)
     return [[next(it) for _ in cs] for cs in ctxs]
 
 # %% ../nbs/30_onepass.ipynb #f280ad79
 def _tail(tok, text):
     "The text after the last added (special) token of `text`."
-    ends = [i + len(s) for s in {t.content for t in tok.added_tokens_decoder.values()} if s and (i := text.rfind(s)) >= 0]
+    ends = [i + len(s) for s in {t.content for t in tok.added_tokens_decoder.values()}
+            if s and (i := text.rfind(s)) >= 0]
     return text[max(ends, default=0):]
 
 def _candidate_list(candidates, secret):
@@ -358,14 +381,16 @@ def _candidate_tries(branches, idx, chunk):
     for i in sorted(idx, key=lambda i: branches[i][0]):
         b = branches[i][0]
         new = {b[:k] for k in range(1, len(b))} - pre
-        if cur and len(pre) + len(new) > chunk: out.append(cur); cur, pre, new = [], set(), {b[:k] for k in range(1, len(b))}
+        if cur and len(pre) + len(new) > chunk:
+            out.append(cur); cur, pre, new = [], set(), {b[:k] for k in range(1, len(b))}
         cur.append(i); pre |= new
     if cur: out.append(cur)
     return [(build_trie([branches[i][0] for i in c], [branches[i][1] for i in c]), c) for c in out]
 
 # %% ../nbs/30_onepass.ipynb #27501e34
 def _verify_tail(tok, context, head, tail_ids, conts, branches):
-    "Indices of candidates whose tail-based branch differs from the exact harness split after the full `context` = head + tail + E."
+    ("Indices of candidates whose tail-based branch differs from the exact harness split after the full "
+     "`context` = head + tail + E.")
     c_ids = tok(context.rstrip(), add_special_tokens=False).input_ids
     wholes = tok([context + y for y in conts], add_special_tokens=False).input_ids
     bad = []
@@ -382,6 +407,7 @@ def _exact_rows(backend, context, conts, t, idx):
         rows.append(dict(x=cx, groups=[(_chain(tuple(y), len(y)), len(cx))], keys=[(t, [i])]))
     return rows
 
+# %% ../nbs/30_onepass.ipynb #bf465ea0
 def naive_candidates(record:dict, # a game record
                      backend, # scoring backend
                      candidates:list[str], # candidate words
@@ -389,10 +415,13 @@ def naive_candidates(record:dict, # a game record
                      terminator:str|None="?", # appended to each candidate (None: nothing)
                      template_kw:dict|None=None, # chat-template variables
                     ) -> np.ndarray:
-    "[T+1, len(candidates)] log p(' ' + w + terminator | s_t + E), one padded batch of full contexts per state (the reference)."
+    ("[T+1, len(candidates)] log p(' ' + w + terminator | s_t + E), one padded batch of full contexts per "
+     "state (the reference).")
     conts = [" " + w + (terminator or "") for w in candidates]
-    return np.array([backend.logprobs([c + elicitation]*len(conts), conts) for c in contexts(record, backend, template_kw)])
+    return np.array([backend.logprobs([c + elicitation]*len(conts), conts)
+                     for c in contexts(record, backend, template_kw)])
 
+# %% ../nbs/30_onepass.ipynb #c704539a
 def _tail_branches(tok, tails, tail, elicitation, cands, term):
     "(tail ids, branch of each candidate after the tail) with a memo per tail text."
     if tail not in tails: tails[tail] = (tok(tail, add_special_tokens=False).input_ids, {})
@@ -402,22 +431,27 @@ def _tail_branches(tok, tails, tail, elicitation, cands, term):
     return tids, memo
 
 def _good_candidates(tok, ctx, p, tids, memo, cands, conts, si, tail, verified):
-    "Indices of the candidates whose memoised branch holds after state `p`: its tokens end in the tail's, the secret splits as memoised, and every candidate was checked in full once per tail."
+    ("Indices of the candidates whose memoised branch holds after state `p`: its tokens end in the tail's, the secret "
+     "splits as memoised, and every candidate was checked in full once per tail.")
     head = p[:len(p)-len(tids)]
-    ok = p[len(head):] == tids and memo[cands[si]] is not None and _split_branch(tok, p, ctx, conts[si]) == memo[cands[si]]
+    ok = (p[len(head):] == tids and memo[cands[si]] is not None
+          and _split_branch(tok, p, ctx, conts[si]) == memo[cands[si]])
     if ok and tail not in verified:
         for i in _verify_tail(tok, ctx, head, tids, conts, [memo[w] for w in cands]): memo[cands[i]] = None
         verified.add(tail)
     return [i for i, w in enumerate(cands) if memo[w] is not None] if ok else []
 
+# %% ../nbs/30_onepass.ipynb #f34204e4
 def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, memos):
-    "(the game's result, empty; the rows that score it): candidate tries hung off its transcript, exact rows where a candidate's tokens depend on the context."
+    ("(the game's result, empty; the rows that score it): candidate tries hung off its transcript, exact rows where a "
+     "candidate's tokens depend on the context.")
     tok, (tails, verified, tries) = backend.tok, memos
     cands, si = _candidate_list(candidates, rec["secret"])
     conts, ctxs = [" " + w + term for w in cands], contexts(rec, backend, template_kw)
     P = [backend.encode(c) for c in ctxs]
     X = P[-1]
-    res = dict(game_id=rec.get("game_id"), secret=rec["secret"], candidates=cands, secret_index=si, logprobs=np.full((len(ctxs), len(cands)), np.nan))
+    res = dict(game_id=rec.get("game_id"), secret=rec["secret"], candidates=cands, secret_index=si,
+               logprobs=np.full((len(ctxs), len(cands)), np.nan))
     main, own, exact_turns, rows = dict(x=X, groups=[], keys=[]), [], [], []
     for t, (c, p) in enumerate(zip(ctxs, P)):
         tail = _tail(tok, c)
@@ -435,10 +469,12 @@ def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, 
         rows += _exact_rows(backend, c + elicitation, conts, t, rest)
     if own: _prefix_warning(rec, backend, own)
     if exact_turns:
-        warnings.warn(f"game {rec.get('game_id')!r}: candidates at turns {exact_turns} do not tokenize independently of the "
-                      f"context under {backend.name!r}; they are scored one full context each (slow)", stacklevel=3)
+        warnings.warn(f"game {rec.get('game_id')!r}: candidates at turns {exact_turns} do not tokenize independently "
+                      f"of the context under {backend.name!r}; they are scored one full context each (slow)",
+                      stacklevel=3)
     return res, rows + ([main] if main["groups"] else [])
 
+# %% ../nbs/30_onepass.ipynb #227b9edf
 def score_candidates(records:list[dict], # game records
                      backend, # scoring backend
                      candidates:list[str], # candidate words (the secret is added where missing)
@@ -450,10 +486,13 @@ def score_candidates(records:list[dict], # game records
                      stats:dict|None=None, # if given, counts of the work done are added to it
                      dry_run:bool=False, # only count the work into `stats`
                     ) -> list[dict]:
-    "Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + terminator | s_t + E)."
+    ("Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + "
+     "terminator | s_t + E).")
     check_scorer(backend)
-    if not backend.can.in_process: raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
-    memos = ({}, set(), {})   # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
+    if not backend.can.in_process:
+        raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
+    # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
+    memos = ({}, set(), {})
     rows, owner, res = [], [], []
     for gi, rec in enumerate(records):
         r, game_rows = _game_rows(rec, backend, candidates, elicitation, terminator or "", chunk, template_kw, memos)

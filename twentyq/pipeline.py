@@ -28,14 +28,18 @@ __all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage',
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
-    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24, judge_max_tokens=48,
-                     model_free=dict(limit=16, max_questions=13)),   # the WordNet questioner: more secrets, and the budget where it wins some
-    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20, questioner_max_tokens=None, judge_max_tokens=None),
+    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24,
+                     judge_max_tokens=48,
+                     # the WordNet questioner: more secrets, and the budget where it wins some
+                     model_free=dict(limit=16, max_questions=13)),
+    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
+                  questioner_max_tokens=None, judge_max_tokens=None),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 
 def _size_of(size:dict, questioner:str) -> dict:
     "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
-    return {k: v for k, v in size.items() if k != "model_free"} | (size.get("model_free", {}) if is_model_free(questioner) else {})
+    return ({k: v for k, v in size.items() if k != "model_free"}
+            | (size.get("model_free", {}) if is_model_free(questioner) else {}))
 
 def _split(x): return [v.strip() for v in x.split(",") if v.strip()] if isinstance(x, str) else list(x)
 
@@ -55,23 +59,27 @@ class Job:
     all_pairs: bool = False       # every scorer on every paper run (`run_scorers`)
     train: str = ""               # the base questioner to fine-tune ("": none)
     engine: dict|None = None      # {"engine", "server"} of every model (None: in-process)
-    trained: list[str] = field(default_factory=list)   # the models the training stage made (they joined questioners and scorers)
+    # the models the training stage made (they joined questioners and scorers)
+    trained: list[str] = field(default_factory=list)
     games: pd.DataFrame|None = None    # every game played (the play stage)
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
-    failed: dict = field(default_factory=dict)   # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
+    # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
+    failed: dict = field(default_factory=dict)
     log: list = field(default_factory=list)      # each step's wall time and peak memory (`core.measured`), in order
 
     @property
     def size(self) -> dict: return scales[self.scale]
     @property
-    def ideal(self) -> list[str]: return [r for r in dict.fromkeys(self.reference + self.questioners) if is_model_free(r)]
+    def ideal(self) -> list[str]:
+        return [r for r in dict.fromkeys(self.reference + self.questioners) if is_model_free(r)]
 
 # %% ../nbs/62_pipeline.ipynb #0842eaf3
 def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, scale:str, reference:str, figures:str,
              false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False) -> Job:
     "The `Job` that `reproduce`'s options describe, or a ValueError naming the option that is wrong."
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
-    if train and scale not in train_scales: raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
+    if train and scale not in train_scales:
+        raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
     qs, refs = _split(questioners), _split(reference) or _split(questioners)
     for names, role in [(qs, "questioner"), ([judge], "judge"), (_split(scorers), "scorer")]:
         for n in names: check_role(n, role)
@@ -79,20 +87,26 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
         raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
-    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures), false_wins, all_pairs, train,
-               None if engine == "hf" else dict(engine=engine, server=server))
+    return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures),
+               false_wins, all_pairs, train, None if engine == "hf" else dict(engine=engine, server=server))
 
 # %% ../nbs/62_pipeline.ipynb #46f37843
+# save_steps (SFT), grpo_save_steps: a checkpoint every so many steps, for a killed training to resume from (0: none;
+# minutes at the embedded size)
 train_scales = {
-    "embedded": dict(secrets=12, sft_steps=3, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5, grpo_lr=1e-5,
-                     max_questions=6, questioner_max_tokens=24, belief_weight=0.5, save_steps=0, grpo_save_steps=0, micro_batch=1),
-    "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5, grpo_lr=1e-6,
-                  max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200, grpo_save_steps=10, micro_batch=4),
-}   # save_steps (SFT), grpo_save_steps: a checkpoint every so many steps, for a killed training to resume from (0: none; minutes at the embedded size)
+    "embedded": dict(secrets=12, sft_steps=3, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5,
+                     grpo_lr=1e-5, max_questions=6, questioner_max_tokens=24, belief_weight=0.5, save_steps=0,
+                     grpo_save_steps=0, micro_batch=1),
+    "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5,
+                  grpo_lr=1e-6, max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200,
+                  grpo_save_steps=10, micro_batch=4),
+}
 
 def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
-    "The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, against the knowledge judge, into `run`."
-    play(questioner=questioner, judge="wordnet-judge", protocol="paper", secrets=secrets, limit=limit, max_questions=20, greedy=True, out=str(run), progress=False)
+    ("The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, "
+     "against the knowledge judge, into `run`.")
+    play(questioner=questioner, judge="wordnet-judge", protocol="paper", secrets=secrets, limit=limit, max_questions=20,
+         greedy=True, out=str(run), progress=False)
 
 @contextmanager
 def _step(log:list, name:str):
@@ -102,16 +116,21 @@ def _step(log:list, name:str):
         finally: release_models()
 
 def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
-    "The two trainings of the SFT model by GRPO: (name, folder, spec): the game's reward (+GRPO) and ΔBelief-RL's turn credit on cia (+ΔBelief)."
-    common = dict(model=str(sft_dir), judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"], steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"],
-                  games_per_secret=ts["grpo_games"], max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
-                  lr=ts["grpo_lr"], micro_batch=ts["micro_batch"], save_steps=ts["grpo_save_steps"], trl=dict(disable_tqdm=True))
+    ("The two trainings of the SFT model by GRPO: (name, folder, spec): the game's reward (+GRPO) and ΔBelief-RL's "
+     "turn credit on cia (+ΔBelief).")
+    common = dict(model=str(sft_dir), judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"],
+                  steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"],
+                  max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
+                  lr=ts["grpo_lr"], micro_batch=ts["micro_batch"], save_steps=ts["grpo_save_steps"],
+                  trl=dict(disable_tqdm=True))
     base = sft_dir.name.removesuffix("-sft")
     return [("GRPO", sft_dir.parent/f"{base}-grpo", GRPOSpec(**common, belief_weight=ts["belief_weight"])),
-            ("ΔBelief-RL", sft_dir.parent/f"{base}-delta", GRPOSpec(**common, protocol="cia", reward="cia", credit="turn"))]
+            ("ΔBelief-RL", sft_dir.parent/f"{base}-delta",
+             GRPOSpec(**common, protocol="cia", reward="cia", credit="turn"))]
 
 def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
-    """Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, then the SFT model after GRPO (+GRPO) and
+    """Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, then the SFT model after \
+GRPO (+GRPO) and
     after ΔBelief-RL (+ΔBelief); the three model folders."""
     teacher, sft_dir = out/"models"/"teacher--wordnet", out/"models"/f"{slug(base)}-sft"
     print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
@@ -121,14 +140,17 @@ def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
         kept, report = sft_data([teacher])
         print(f"== train: SFT of {base} on {report} -> {sft_dir}")
         with _step(log, "train: SFT"):
-            sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"], per_device_train_batch_size=mb,
-                gradient_accumulation_steps=ts["batch_size"] // mb, learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
+            sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"],
+                per_device_train_batch_size=mb, gradient_accumulation_steps=ts["batch_size"] // mb,
+                learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
     runs = _grpo_runs(sft_dir, ts)
     for name, folder, spec in runs:
         if (folder/"config.json").exists(): continue
-        print(f"== train: {name} of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x {ts['grpo_games']} games -> {folder}")
+        print(f"== train: {name} of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x "
+              f"{ts['grpo_games']} games -> {folder}")
         with _step(log, f"train: {name}"): grpo(spec, folder)
-    for ckpt in [c for d in [sft_dir] + [f for _, f, _ in runs] for c in d.glob("checkpoint-*")]: shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
+    for ckpt in [c for d in [sft_dir] + [f for _, f, _ in runs] for c in d.glob("checkpoint-*")]:
+        shutil.rmtree(ckpt)   # finished: 1.6 GB each, of no further use
     return [str(sft_dir)] + [str(f) for _, f, _ in runs]
 
 def train_stage(job:Job):
@@ -140,10 +162,12 @@ def train_stage(job:Job):
 def run_scorers(questioner:str, # whose paper games
                 scorers:list[str], # the job's scorers (the ideal observer among them)
                 reference:list[str], # the reference questioners: the scorers read their games
-                trained:list[str]=(), # the job's trained models: they score their own games, not the reference questioners'
+                # the job's trained models: they score their own games, not the reference questioners'
+                trained:list[str]=(),
                 all_pairs:bool=False, # every scorer on every questioner's games
                ) -> list[str]:
-    "The scorers of `questioner`'s paper games: itself and the ideal observers, and for a reference questioner every scorer not trained by the job."
+    ("The scorers of `questioner`'s paper games: itself and the ideal observers, and for a reference questioner every "
+     "scorer not trained by the job.")
     if all_pairs: return list(scorers)
     return [s for s in scorers if s == questioner or is_model_free(s) or (questioner in reference and s not in trained)]
 
@@ -152,38 +176,48 @@ def _transcript(g:dict) -> str:
     "One game as markdown: each question with the judge's answer."
     lines = [f"### {g['protocol']}: {g['questioner']} asks, {g['judge']} judges, secret *{g['secret']}* "
              f"({'won at question ' + str(g['win_turn']) if g['won'] else 'lost'})", ""]
-    lines += [f"{t['turn']}. {t['question']!r} → **{t['answer']}**" + ("" if t["parse_ok"] in (True, None) else " (judge reply did not parse)")
+    lines += [f"{t['turn']}. {t['question']!r} → **{t['answer']}**"
+              + ("" if t["parse_ok"] in (True, None) else " (judge reply did not parse)")
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
 def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper"):
-    "Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); `engine`: engine, server."
+    ("Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); "
+     "`engine`: engine, server.")
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
-        print(f"== score {run.name} with {s}" + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
-        with _step(log, f"score {run.name} with {model_label(s)}" + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
+        print(f"== score {run.name} with {s}"
+              + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
+        with _step(log, f"score {run.name} with {model_label(s)}"
+                   + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
               refs:list[str]=(), trained:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
-    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`), its protocols in one lockstep (`play_runs`); each paper run
-    scored by its `run_scorers`, and each questioner's cia games by itself under the successor's belief prompt. All games as one table."""
+    """Stages 1 and 2: every questioner under every protocol (at its `_size_of`), its protocols in one lockstep \
+(`play_runs`); each paper run
+    scored by its `run_scorers`, and each questioner's cia games by itself under the successor's belief prompt. All \
+games as one table."""
     games = []
     for q in qs:
         runs = {p: out/"runs"/f"{p}--{slug(q)}" for p in ps}
-        specs = [RunSpec(questioner=q, judge=judge, protocol=p, **{**_size_of(size, q), "secrets": "evals207" if p.startswith("evals") else size["secrets"]},
+        specs = [RunSpec(questioner=q, judge=judge, protocol=p,
+                         **{**_size_of(size, q), "secrets": "evals207" if p.startswith("evals") else size["secrets"]},
                          **(engine or {})) for p in ps]
-        print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> {', '.join(r.name for r in runs.values())}")
-        with _step(log, f"play {model_label(q)}: {', '.join(ps)}"): games += play_runs(specs, [str(r) for r in runs.values()])
+        print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> "
+              f"{', '.join(r.name for r in runs.values())}")
+        with _step(log, f"play {model_label(q)}: {', '.join(ps)}"):
+            games += play_runs(specs, [str(r) for r in runs.values()])
         for p, run in runs.items():
             if p == "paper": _score_all(run, run_scorers(q, ss, refs, trained, all_pairs), log, engine)
-            if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")   # ΔBelief-RL's: the questioner's own
+            # ΔBelief-RL's: the questioner's own
+            if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")
     return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):
     "Stages 1 and 2: every game played and scored; `job.games` holds them all."
-    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols, job.size, job.log, job.engine,
-                          job.reference, job.trained, job.all_pairs)
+    job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols,
+                          job.size, job.log, job.engine, job.reference, job.trained, job.all_pairs)
 
 # %% ../nbs/62_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -193,41 +227,49 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     _best_play(questioner, size["secrets"], size["limit"], run)
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list, engine:dict|None=None) -> dict:
-    "Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their counts (`make_reference`)."
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list,
+               engine:dict|None=None) -> dict:
+    ("Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their "
+     "counts (`make_reference`).")
     with _step(log, "reference: play"):
-        runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs if is_model_free(q) or "paper" in ps]
+        runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs
+                if is_model_free(q) or "paper" in ps]
     games = pd.concat([load_run(r) for r in runs], ignore_index=True) if runs else pd.DataFrame()
     info = make_reference(games, out, false_wins=false_wins)
-    print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a flipped penultimate answer, "
-          f"{info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
+    print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a "
+          f"flipped penultimate answer, {info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
     for d in ("reference", "reference-flipped"): _score_all(out/d, ss, log, engine)
     return info
 
 def reference_stage(job:Job):
     "Stage 3: the reference games and their flipped copies, scored by every scorer."
-    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins, job.size, job.log, job.engine)
+    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins,
+               job.size, job.log, job.engine)
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
     "The run settings the report shows (and the notebooks receive)."
-    cfg = dict(questioners=job.questioners, judge=job.judge, scorers=job.scorers, protocols=job.protocols, reference=job.reference,
-               false_wins=job.false_wins, all_pairs=job.all_pairs, scale=job.scale, **job.size, **(job.engine or {}))
+    cfg = dict(questioners=job.questioners, judge=job.judge, scorers=job.scorers, protocols=job.protocols,
+               reference=job.reference, false_wins=job.false_wins, all_pairs=job.all_pairs, scale=job.scale, **job.size,
+               **(job.engine or {}))
     if job.train: cfg["training"] = dict(base=job.train, **train_scales[job.scale])
     return cfg
 
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."
     out, cfg = job.out, settings_of(job)
-    (out/"transcripts.md").write_text("\n".join(_transcript(g) for g in job.games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
+    (out/"transcripts.md").write_text(
+        "\n".join(_transcript(g) for g in job.games.groupby(["protocol", "questioner"]).head(1).to_dict("records")))
     print(f"== report: figure notebooks -> {out/'notebooks'}")
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
                   questioners=job.questioners, scorers=job.scorers + job.ideal, settings=cfg)
     with _step(job.log, "report: figure and model notebooks"):
         failed = run_notebooks(out, params, job.figures or None)
         model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
-    write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner", "notebooks/": "the executed figure notebooks",
-                                                  "steps.csv": "wall time and peak memory of each step of the job", **model_links})
+    write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
+                                                   "notebooks/": "the executed figure notebooks",
+                                                   "steps.csv": "wall time and peak memory of each step of the job",
+                                                   **model_links})
     job.table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
     job.failed = dict(figures=failed, models=failed_models)
     print(job.table.to_string(index=False))
@@ -246,28 +288,42 @@ def run_stages(job:Job, # the job
 
 # %% ../nbs/62_pipeline.ipynb #e9b949db
 def reproduce(out:str="reports/embedded", # report folder
-              questioners:str="smollm2-135m,gemma3-270m,wordnet", # comma-separated questioners: models, or the model-free `wordnet`
-              judge:str="wordnet-judge", # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
+              # comma-separated questioners: models, or the model-free `wordnet`
+              questioners:str="smollm2-135m,gemma3-270m,wordnet",
+              # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
+              judge:str="wordnet-judge",
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
-              protocols:str="paper,evals-shortlist,cia", # comma-separated protocols; beliefs and counterfactuals use the paper's
+              # comma-separated protocols; beliefs and counterfactuals use the paper's
+              protocols:str="paper,evals-shortlist,cia",
               scale:str="embedded", # "embedded" (minutes on a CPU) or "paper" (263 secrets x 16 iterations)
-              reference:str="wordnet", # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
+              # whose shortest won games are the reference games: "wordnet" (model-free) or questioners of the job
+              reference:str="wordnet",
               figures:str="", # comma-separated figure notebooks to run (empty: all of nbs/paper)
               false_wins:bool=False, # let wins the cross-check rejects be reference games
-              all_pairs:bool=False, # score every paper run with every scorer (default: own games, and the reference questioners' by all)
-              train:str="smollm2-135m", # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and scorers; "": none
-              engine:str="hf", # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm" (servers started per stage)
+              # score every paper run with every scorer (default: own games, and the reference questioners' by all)
+              all_pairs:bool=False,
+              # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and
+              # scorers; "": none
+              train:str="smollm2-135m",
+              # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm"
+              # (servers started per stage)
+              engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
-    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train, engine, server, all_pairs), time.time()
+    job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,
+                       engine, server, all_pairs), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
     times = run_stages(job, [s for s in stages if s != "train" or job.train])
     steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
     steps.to_csv(job.out/"steps.csv", index=False)
     print("\n" + steps.to_string(index=False, na_rep=""))
-    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
+    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; "
+          + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
           + f"; peak memory {steps[['peak_gb', 'child_peak_gb']].max().max():.2f} GiB, {job.out/'steps.csv'})")
-    if f := job.failed.get("figures"): raise RuntimeError(f"figure notebook(s) failed: {', '.join(f)} (their cards in {job.out/'index.html'} show the errors)")
-    if f := job.failed.get("models"): raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
+    if f := job.failed.get("figures"):
+        raise RuntimeError(f"figure notebook(s) failed: {', '.join(f)} (their cards in {job.out/'index.html'} show "
+                           "the errors)")
+    if f := job.failed.get("models"):
+        raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
     return job.table

@@ -17,8 +17,10 @@ __all__ = ['engines', 'model_free', 'model_roles', 'is_model_free', 'get_backend
            'default_judge', 'player', 'players']
 
 # %% ../nbs/14_players.ipynb #1a8fb369
-engines = {"hf": HFBackend, "openai": OpenAIBackend, "vllm": vllm_backend}   # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts
-model_free = {"wordnet": WordNetQuestioner, "wordnet-judge": KnowledgeJudge}   # no model; "wordnet:LIST" plays over LIST
+# "openai": any OpenAI-compatible server; "vllm": servers twentyq starts
+engines = {"hf": HFBackend, "openai": OpenAIBackend, "vllm": vllm_backend}
+# no model; "wordnet:LIST" plays over LIST
+model_free = {"wordnet": WordNetQuestioner, "wordnet-judge": KnowledgeJudge}
 
 def is_model_free(name:str) -> bool:
     "Whether `name` is a `model_free` player (\"wordnet\", \"wordnet:LIST\", \"wordnet-judge\")."
@@ -68,18 +70,22 @@ def player(name:str, # model name, or a `model_free` player
            engine:str="hf", # a key of `engines`: "hf", "openai" or "vllm"
            server:str|None=None, # base URL(s), for an engine on running servers (openai)
            concurrency:int=32, # most requests in flight (openai, vllm)
-           **options, # the engines' options (device, dtype, batch_size, prefix_cache_tokens): each gets those it declares
+           # the engines' options (device, dtype, batch_size, prefix_cache_tokens): each gets those it declares
+           **options,
           ):
     "The backend of one player on its engine, handed the options its engine declares (`Abilities.options`)."
     if is_model_free(name): return get_backend(name)   # no model: in-process whatever the engine, a server unused
     can = engine_can(engine)
     if server and not can.server:
         on_servers = " or ".join(e for e in engines if engines[e].can.server)
-        raise ValueError(f"a server ({server}) was given for {name!r}, which plays on engine {engine!r}: servers are for --engine {on_servers}")
+        raise ValueError(f"a server ({server}) was given for {name!r}, which plays on engine {engine!r}: servers are "
+                         f"for --engine {on_servers}")
     if can.server and not server:
-        raise ValueError(f"{name!r} plays on engine {engine!r} but no server was given: pass --server (or --questioner-server / --judge-server)")
+        raise ValueError(f"{name!r} plays on engine {engine!r} but no server was given: pass --server (or "
+                         "--questioner-server / --judge-server)")
     if unknown := set(options) - _all_options():
-        raise ValueError(f"unknown player option(s) {', '.join(sorted(unknown))}; the engines take {', '.join(sorted(_all_options()))}")
+        raise ValueError(f"unknown player option(s) {', '.join(sorted(unknown))}; the engines take "
+                         f"{', '.join(sorted(_all_options()))}")
     given = dict(options, base_url=server, concurrency=concurrency)
     return get_backend(name, engine, **{k: v for k, v in given.items() if k in can.options and v is not None})
 
@@ -88,9 +94,11 @@ def _all_options(): return {o for e in engines.values() for o in e.can.options}
 @contextmanager
 def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name, engine, server)}
             concurrency:int=32, # most requests in flight per player on servers
-            hf_kw:dict|None=None, # the engines' options (device, dtype ...): each player's engine gets those it declares
+            # the engines' options (device, dtype ...): each player's engine gets those it declares
+            hf_kw:dict|None=None,
            ):
-    "(questioner backend, judge backend), the judge the questioner's own when it is the same model on the same engine; closed on exit."
+    ("(questioner backend, judge backend), the judge the questioner's own when it is the same model on the same "
+     "engine; closed on exit.")
     (q, *qrest), (j, *jrest) = roles["questioner"], roles["judge"]
     check_role(q, "questioner"); check_role(j, "judge")
     qb = player(q, *qrest, concurrency=concurrency, **(hf_kw or {}))

@@ -30,13 +30,41 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
 
 # %% ../nbs/07_protocols.ipynb #642848a8
-paper_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the 2500 most frequent nouns of the English language.\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nYou have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\nand avoid open-ended questions. Start with a broad question and refine your queries as you progress.'
+paper_questioner_system = (
+    'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\n'
+    'The secret is randomly drawn from the 2500 most frequent nouns of the English language.\n'
+    'Ask clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\n'
+    'Consider previous answers to inform your subsequent questions, and keep track of the information you gather.\n'
+    'You have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\n'
+    'and avoid open-ended questions. Start with a broad question and refine your queries as you progress.')
 
-paper_questioner_first = 'Ask a question to gain additional information about the secret or guess what the secret is\nInstructions:\n1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n2. Your question must be a single, brief question. Do not provide any additional commentary or reasoning.\nAsk your question:'
+paper_questioner_first = (
+    'Ask a question to gain additional information about the secret or guess what the secret is\n'
+    'Instructions:\n'
+    '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
+    '2. Your question must be a single, brief question. Do not provide any additional commentary or reasoning.\n'
+    'Ask your question:')
 
-paper_judge_system = "You are the Answerer in a game of 20 Questions.\nThe secret is randomly drawn from the 2500 most frequent nouns of the English language.\nThe secret word you have in mind is '[ANSWER]'.\nYour role is to answer the questioner's questions with short and precise responses: 'Yes' or 'No'.\nDo not provide extra hints or commentary beyond your answer.\nRemain consistent and ensure that your responses accurately reflect the secret word.\nRemember, your goal is to let the questioner deduce the word within 20 questions."
+paper_judge_system = (
+    "You are the Answerer in a game of 20 Questions.\n"
+    "The secret is randomly drawn from the 2500 most frequent nouns of the English language.\n"
+    "The secret word you have in mind is '[ANSWER]'.\n"
+    "Your role is to answer the questioner's questions with short and precise responses: 'Yes' or 'No'.\n"
+    "Do not provide extra hints or commentary beyond your answer.\n"
+    "Remain consistent and ensure that your responses accurately reflect the secret word.\n"
+    "Remember, your goal is to let the questioner deduce the word within 20 questions.")
 
-paper_judge_user = 'Given the following question, is the correct response "Yes" or "No"?\nIf the question exactly matches the secret, the answer should be "Finished".\nQuestion: \'[QUESTION]\'\nInstructions:\n1. Answer the question to the best of your abilities.\n2. Provide your chain-of-thought reasoning step by step within XML <think>...</think> tags\n3. Don\'t think longer than three brief sentences.\n4. Then, provide your final answer within XML tags as <answer>[Yes/No/Finished]</answer>\n5. Answer with "No" if the question is empty.\nGive your answer in the format <think>...</think><answer>[Yes/No]</answer>:'
+paper_judge_user = (
+    'Given the following question, is the correct response "Yes" or "No"?\n'
+    'If the question exactly matches the secret, the answer should be "Finished".\n'
+    'Question: \'[QUESTION]\'\n'
+    'Instructions:\n'
+    '1. Answer the question to the best of your abilities.\n'
+    '2. Provide your chain-of-thought reasoning step by step within XML <think>...</think> tags\n'
+    '3. Don\'t think longer than three brief sentences.\n'
+    '4. Then, provide your final answer within XML tags as <answer>[Yes/No/Finished]</answer>\n'
+    '5. Answer with "No" if the question is empty.\n'
+    'Give your answer in the format <think>...</think><answer>[Yes/No]</answer>:')
 
 # %% ../nbs/07_protocols.ipynb #607b9e95
 def paper_judge_chat(secret:str, # the secret word
@@ -49,7 +77,8 @@ def paper_judge_chat(secret:str, # the secret word
 # %% ../nbs/07_protocols.ipynb #f48f6812
 def strip_thinking(raw:str|None, # a model's reply, as generated
                   ) -> tuple[str, str, bool]:
-    "(thinking, rest, closed): the text of the first `<think>` block, the text outside it, and whether the block was closed."
+    ("(thinking, rest, closed): the text of the first `<think>` block, the text outside it, and "
+     "whether the block was closed.")
     raw = raw or ""
     m = re.search(r"<think>(.*?)(</think>|\Z)", raw, re.S | re.I)
     if not m: return "", raw.strip(), True
@@ -59,11 +88,13 @@ def strip_thinking(raw:str|None, # a model's reply, as generated
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
 _answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
-_unclean = re.compile(r"[^a-zA-Z0-9., ]+")                          # fsdp_workers.py L84: what the authors' code removes
+# fsdp_workers.py L84: what the authors' code removes
+_unclean = re.compile(r"[^a-zA-Z0-9., ]+")
 
 def parse_judge(raw:str|None, # the judge's reply, as generated
                ) -> tuple[str, bool]:
-    "The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are answered `unparsed_answer`."
+    ("The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are "
+     "answered `unparsed_answer`.")
     if not strip_thinking(raw)[2]: return unparsed_answer, False     # cut off while thinking: never an answer
     said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
     word = said[0] if said else ""
@@ -74,17 +105,20 @@ _answer_tag = re.compile(r"<answer>\s*\[?\s*(yes|no|finished)\s*\]?\s*\.?\s*</an
 _words = "yes|no|skip|finished"                        # the answers a judge can give, in any protocol
 _opt = rf"[\"'\[]?\b(?:{_words})\b[\"'\]]?"           # an answer word, maybe quoted
 _quoted = rf"[\"'\[](?:{_words})[\"'\]]"
-_options = re.compile(rf"{_opt}(?:\s*(?:-|/|,?\s*\bor\b)\s*{_opt})+|{_quoted}(?:\s*,\s*{_quoted})+(?:\s*,?\s*or\s*{_quoted})?", re.I)
+_options = re.compile(
+    rf"{_opt}(?:\s*(?:-|/|,?\s*\bor\b)\s*{_opt})+|{_quoted}(?:\s*,\s*{_quoted})+(?:\s*,?\s*or\s*{_quoted})?", re.I)
 
 def drop_options(text:str, # a judge's reply
                 ) -> str:
-    "`text` without the lists that name the answers instead of giving one: 'a yes-no question', \"'yes', 'no', or 'skip'\", 'Yes or No'."
+    ("`text` without the lists that name the answers instead of giving one: 'a yes-no question', \"'yes', 'no', or "
+     "'skip'\", 'Yes or No'.")
     named = lambda m: len({w.lower() for w in re.findall(_words, m.group(0), re.I)}) > 1
     return _options.sub(lambda m: " " if named(m) else m.group(0), text or "")
 
 def parse_judge_lenient(raw:str|None, # the judge's reply, as generated
                        ) -> tuple[str, bool]:
-    "twentyq's forgiving reading of the paper judge: the last well-formed tag, else the one answer word named outside the thinking."
+    ("twentyq's forgiving reading of the paper judge: the last well-formed tag, else the one answer word "
+     "named outside the thinking.")
     _, rest, closed = strip_thinking(raw)
     if not closed: return unparsed_answer, False
     if tags := _answer_tag.findall(raw or ""): return tags[-1].capitalize(), True
@@ -116,7 +150,8 @@ def chat_so_far(game):
 
 def paper_start(game):
     "The paper's opening: its questioner system prompt and first instruction."
-    game["messages"] = [{"role": "system", "content": paper_questioner_system}, {"role": "user", "content": paper_questioner_first}]
+    game["messages"] = [{"role": "system", "content": paper_questioner_system},
+                        {"role": "user", "content": paper_questioner_first}]
     game["n_start"] = 2
 
 def paper_on_reply(game, reply):
@@ -127,7 +162,8 @@ def paper_on_reply(game, reply):
     return paper_judge_chat(game["secret"], reply)
 
 def paper_on_judge(game, raw, lenient=False):
-    "Read the judge's reply (`parse_judge`, or `parse_judge_lenient`), answer the questioner, and end the game on 'Finished'."
+    ("Read the judge's reply (`parse_judge`, or `parse_judge_lenient`), answer the questioner, and end "
+     "the game on 'Finished'.")
     t = game["turns"][-1]
     t["judge_raw"] = raw
     t["answer"], t["parse_ok"] = (parse_judge_lenient if lenient else parse_judge)(raw)
@@ -135,16 +171,26 @@ def paper_on_judge(game, raw, lenient=False):
     if t["answer"] == "Finished": game["won"], game["win_turn"] = True, game["n_questions"]
 
 # %% ../nbs/07_protocols.ipynb #f50079f8
-evals_guesser = "You are about to play the game '20 questions'. The other player has thought of a noun which you should try to guess. You can ask 20 yes/no questions, to which they will answer 'yes', 'no', or 'skip' (if they cannot answer your question). You should try to guess the word as soon as possible, using the least amount of questions. To guess a word, type [GUESS <word>] – for example to guess the word 'sibling', output [GUESS sibling]. Your score will be 0 if you do not guess correctly, and {max_questions} minus the number of questions you asked if you guess correctly. Start by asking your first question."
+evals_guesser = ("You are about to play the game '20 questions'. The other player has thought of a noun which you "
+                 "should try to guess. You can ask 20 yes/no questions, to which they will answer 'yes', 'no', or "
+                 "'skip' (if they cannot answer your question). You should try to guess the word as soon as possible, "
+                 "using the least amount of questions. To guess a word, type [GUESS <word>] – for example to guess "
+                 "the word 'sibling', output [GUESS sibling]. Your score will be 0 if you do not guess correctly, and "
+                 "{max_questions} minus the number of questions you asked if you guess correctly. Start by "
+                 "asking your first question.")
 evals_shortlist_insert = "The noun is in this list: {shortlist}.\n"
-evals_gamemaster = "You are about to play the game '20 questions'. You'll be given a noun, which the other player will try to guess. They will ask 20 yes/no questions to try to guess the word. You will answer their questions with 'yes', 'no', or 'skip'. The word is: {word}."
+evals_gamemaster = ("You are about to play the game '20 questions'. You'll be given a noun, which the other player "
+                    "will try to guess. They will ask 20 yes/no questions to try to guess the word. You will answer "
+                    "their questions with 'yes', 'no', or 'skip'. The word is: {word}.")
 evals_incorrect_guess = "Guess {guess} is incorrect. Ask more questions, or make another guess!"
-evals_violation = "Your output was neither a guess nor a question. Try again! You can ask a yes/no question, or make a guess by outputting [GUESS <word>]."
+evals_violation = ("Your output was neither a guess nor a question. Try again! You can ask a yes/no question, or make "
+                   "a guess by outputting [GUESS <word>].")
 
 def evals_task(max_questions:int=20, # questions allowed
                shortlist:list[str]|None=None, # the shortlist variant's words, or None
               ) -> str:
-    "The guesser's task description, with the shortlist (written as a Python list, as evals does) for the shortlist variant."
+    ("The guesser's task description, with the shortlist (written as a Python list, as evals does) for "
+     "the shortlist variant.")
     text = evals_guesser.replace("{max_questions}", str(max_questions))
     if shortlist is None: return text
     at = text.index("which you should try to guess. ") + len("which you should try to guess. ")
@@ -156,13 +202,15 @@ _guess_lenient = re.compile(r"\[\s*GUESS\s+([^\]]+?)\s*\]", re.I)
 
 def evals_classify(reply:str, # the guesser's output
                   ) -> tuple[str, str|None]:
-    "evals' reading: ('guess', the text of the first `[GUESS …]` as written), else ('question', None) for a '?', else ('violation', None)."
+    ("evals' reading: ('guess', the text of the first `[GUESS …]` as written), else ('question', None) for a '?', "
+     "else ('violation', None).")
     if m := _evals_guess.search(reply): return "guess", m.group(1)
     return ("question", None) if "?" in reply.strip() else ("violation", None)
 
 def evals_classify_lenient(reply:str, # the guesser's output
                           ) -> tuple[str, str|None]:
-    "twentyq's forgiving reading: `[guess word]` in any case and spacing, quotes and a full stop dropped, the word lowercased."
+    ("twentyq's forgiving reading: `[guess word]` in any case and spacing, quotes and a full stop "
+     "dropped, the word lowercased.")
     if m := _guess_lenient.search(reply): return "guess", m.group(1).strip().strip(".'\"").lower()
     return ("question", None) if "?" in reply else ("violation", None)
 
@@ -193,7 +241,8 @@ def evals_start(game):
     game["n_start"] = 1
 
 def evals_on_reply(game, reply, lenient=False):
-    "Read the guesser's output: a question goes to the gamemaster (its chat is returned); a guess or a violation is settled here."
+    ("Read the guesser's output: a question goes to the gamemaster (its chat is returned); a guess or a "
+     "violation is settled here.")
     game["messages"].append({"role": "assistant", "content": reply})
     kind, guess = (evals_classify_lenient if lenient else evals_classify)(reply)
     t = _new_turn(game, reply, kind, guess)
@@ -209,21 +258,55 @@ def evals_on_reply(game, reply, lenient=False):
     return None
 
 def evals_on_judge(game, raw, lenient=False):
-    "Record the gamemaster's reply and its parsed answer; show the guesser the reply as written (or, if `lenient`, the answer)."
+    ("Record the gamemaster's reply and its parsed answer; show the guesser the reply as written (or, if "
+     "`lenient`, the answer).")
     t = game["turns"][-1]
     t["judge_raw"] = raw
     t["answer"], t["parse_ok"] = parse_gamemaster(raw)
     _answer(game, t["answer"].lower() if lenient else raw)
 
 # %% ../nbs/07_protocols.ipynb #cf5f6592
-lmrl_oracle = 'You are a question answering oracle. You will answer each question about an object with Yes or No. If the answer could be both, answer with the most typical scenario. Here are a few examples:\n\nexample 1:\nobject: Computer\nquestion: Does the object use electricity?\nanswer: Yes.\nexplanation of answer: Computers need electricity to function.\n\nexample 2:\nobject: Cup\nquestion: Is the object a piece of furniture?\nanswer: No.\nexplanation of answer: A cup is a utensil, not a furniture.\n\nexample 3:\nobject: Pen\nquestion: Is the object alive?\nanswer: No.\nexplanation of answer: A pen is not a living organism.\n\nexample 4:\nobject: Apple\nquestion: Is it edible?\nanswer: Yes.\nexplanation of answer: An apple is an edible fruit.\n\nAnswer the question about the object truthfully.\nobject: {{word}}\nquestion: {{question}}\nanswer (yes or no):'
+lmrl_oracle = (
+    'You are a question answering oracle. You will answer each question about an object with Yes or No. If the answer '
+    'could be both, answer with the most typical scenario. Here are a few examples:\n\n'
+    'example 1:\n'
+    'object: Computer\n'
+    'question: Does the object use electricity?\n'
+    'answer: Yes.\n'
+    'explanation of answer: Computers need electricity to function.\n\n'
+    'example 2:\n'
+    'object: Cup\n'
+    'question: Is the object a piece of furniture?\n'
+    'answer: No.\n'
+    'explanation of answer: A cup is a utensil, not a furniture.\n\n'
+    'example 3:\n'
+    'object: Pen\n'
+    'question: Is the object alive?\n'
+    'answer: No.\n'
+    'explanation of answer: A pen is not a living organism.\n\n'
+    'example 4:\n'
+    'object: Apple\n'
+    'question: Is it edible?\n'
+    'answer: Yes.\n'
+    'explanation of answer: An apple is an edible fruit.\n\n'
+    'Answer the question about the object truthfully.\n'
+    'object: {{word}}\n'
+    'question: {{question}}\n'
+    'answer (yes or no):')
 
-lmrl_intro = 'You are playing a game of twenty questions. You can ask 20 yes-no questions to determine the identity of an object chosen by an oracle. Each turn, you can ask a question and receives a "Yes" or "No" as the answer.'
-lmrl_intro_rest = " You are smart, so you will ask the question that will narrow down the possible objects as much as possible. Don't get stuck on one idea and try to branch out if you get stuck."
+lmrl_intro = ('You are playing a game of twenty questions. You can ask 20 yes-no questions to determine the identity '
+              'of an object chosen by an oracle. Each turn, you can ask a question and receives a "Yes" '
+              'or "No" as the answer.')
+lmrl_intro_rest = (" You are smart, so you will ask the question that will narrow down the possible objects as much as "
+                   "possible. Don't get stuck on one idea and try to branch out if you get stuck.")
 lmrl_first = "\n\nGenerate the first yes-no question you will ask to determine the object."
 lmrl_history = "\n\nHere are the questions you've asked and their corresponding answers:\n{history}\n\n"
-lmrl_next = "Based on what you know about the object so far, generate the next yes-no question you will ask to determine the object."
-lmrl_final = "Based on what you know about the object so far, generate your final guess of what the object is. Only guess one object.\n\nIs the object"
+lmrl_next = ("Based on what you know about the object so far, generate the next yes-no question you will ask "
+             "to determine the object.")
+lmrl_final = (
+    "Based on what you know about the object so far, generate your final guess of what the object is. Only guess one "
+    "object.\n\n"
+    "Is the object")
 
 def lmrl_guesser_prompt(qa:list[tuple[str, str]], # (question, answer) pairs so far
                         max_questions:int=20, # questions allowed
@@ -231,9 +314,11 @@ def lmrl_guesser_prompt(qa:list[tuple[str, str]], # (question, answer) pairs so 
     "The LMRL-Gym guesser prompt for the next turn."
     n = len(qa)
     if n == 0: return lmrl_intro + lmrl_intro_rest + lmrl_first
-    asked = f" You have already asked {n} questions, so this is your final guess." if n == max_questions - 1 else f" You have already asked {n} questions."
+    asked = (f" You have already asked {n} questions, so this is your final guess." if n == max_questions - 1
+             else f" You have already asked {n} questions.")
     history = "\n".join(f"{q} {a}." for q, a in qa)
-    return lmrl_intro + asked + lmrl_intro_rest + lmrl_history.format(history=history) + (lmrl_final if n == max_questions - 1 else lmrl_next)
+    return (lmrl_intro + asked + lmrl_intro_rest + lmrl_history.format(history=history)
+            + (lmrl_final if n == max_questions - 1 else lmrl_next))
 
 # %% ../nbs/07_protocols.ipynb #08a0f0dc
 def parse_oracle(raw:str|None, # the oracle's reply
@@ -259,7 +344,8 @@ def lmrl_questioner_chat(game):
     return [{"role": "user", "content": lmrl_guesser_prompt(qa, game["max_questions"])}]
 
 def lmrl_on_reply(game, reply):
-    "Record the guesser's question, stripped and as written, and return the oracle's chat: every question goes to the oracle."
+    ("Record the guesser's question, stripped and as written, and return the oracle's chat: every "
+     "question goes to the oracle.")
     q = reply.strip()
     game["messages"].append({"role": "assistant", "content": q})
     _new_turn(game, q)
@@ -267,7 +353,8 @@ def lmrl_on_reply(game, reply):
     return [{"role": "user", "content": lmrl_oracle.replace("{{word}}", game["secret"]).replace("{{question}}", q)}]
 
 def lmrl_on_judge(game, raw, lenient=False):
-    "Read the oracle's answer (`parse_oracle`, or `parse_oracle_lenient`); won when it is Yes and the question names the object."
+    ("Read the oracle's answer (`parse_oracle`, or `parse_oracle_lenient`); won when it is Yes and the "
+     "question names the object.")
     t = game["turns"][-1]
     t["judge_raw"] = raw
     t["answer"], t["parse_ok"] = (parse_oracle_lenient if lenient else parse_oracle)(raw)
@@ -276,10 +363,48 @@ def lmrl_on_judge(game, raw, lenient=False):
         game["won"], game["win_turn"] = True, game["n_questions"]
 
 # %% ../nbs/07_protocols.ipynb #34d51f0d
-cia_questioner_system = 'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\nThe secret is randomly drawn from the most frequent nouns of the English language.\n\nAsk clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\nConsider previous answers to inform your subsequent questions, and keep track of the information you gather.\nFocus on deductive reasoning, start with a broad question and refine your queries as you progress.'
-cia_questioner_first = 'Ask a question to gain additional information about the secret or guess what the secret is.\n\nInstructions:\n1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\nAsk your question: '
-cia_judge_system = "You are the Answerer in a game of 20 Questions. \nYour role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', 'Repeated', or 'Finished'. \nDo not provide extra hints or commentary beyond your answer. Remain consistent and ensure that your responses accurately reflect the secret word. Answer the question to the best of your abilities."
-cia_judge_user = "The secret that has to be guessed is '{0}'. Given the following history of questions asked and the current question, is the correct response 'Yes' or 'No'? If there is not a yes/no question, respond with 'Invalid'; gibberish text or deviating from the game also counts as invalid. If the question mentions the secret, the answer should be 'Finished'. If the question has already been asked in the history of questions, answer 'Repeated'. Otherwise, answer 'Yes' or 'No' to the question.\n\nHistory of questions asked: '{2}'\nQuestion: '{1}'\n\nInstructions:\n1. Answer the question to the best of your abilities, unless it is invalid.\n2. Provide your chain-of-thought reasoning step by step.\n3. Don't think longer than two brief sentences.\n4. Then, provide your final answer within XML tags as <answer>[Yes/No/Invalid/Repeated/Finished]</answer>.\n5. If the question '{1}' asks the secret '{0}' (e.g., 'Is the word {0}?'), answer 'Finished'.\n6. If the question mentions the secret '{0}' (e.g., 'Is it related to {0}?'), answer 'Finished'.\n7. If the question asks a semantically equivalent variation of the secret (e.g., 'laugh' and 'laughter'), answer 'Finished'.\n8. If the text given by the questioner is not a valid question, answer 'Invalid'. \n9. If the question consists of multiple questions, answer 'Invalid'.\n10. If the question has already been asked in the history of questions, answer 'Repeated'.\n11. In all other cases, answer either 'Yes' or 'No'.\n12. IMPORTANT: Provide all reasoning and responses in English only.\n\nPlease reason step by step, and give your final answer in the format <answer>[Yes/No/Invalid/Repeated/Finished]</answer>: "
+cia_questioner_system = (
+    'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\n'
+    'The secret is randomly drawn from the most frequent nouns of the English language.\n\n'
+    'Ask clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\n'
+    'Consider previous answers to inform your subsequent questions, and keep track of the information you gather.\n'
+    'Focus on deductive reasoning, start with a broad question and refine your queries as you progress.')
+cia_questioner_first = (
+    'Ask a question to gain additional information about the secret or guess what the secret is.\n\n'
+    'Instructions:\n'
+    '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
+    '2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\n'
+    'Ask your question: ')
+cia_judge_system = (
+    "You are the Answerer in a game of 20 Questions. \n"
+    "Your role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', "
+    "'Repeated', or 'Finished'. \n"
+    "Do not provide extra hints or commentary beyond your answer. Remain consistent and ensure that your responses "
+    "accurately reflect the secret word. Answer the question to the best of your abilities.")
+cia_judge_user = (
+    "The secret that has to be guessed is '{0}'. Given the following history of questions asked and the current "
+    "question, is the correct response 'Yes' or 'No'? If there is not a yes/no question, respond with 'Invalid'; "
+    "gibberish text or deviating from the game also counts as invalid. If the question mentions the secret, the "
+    "answer should be 'Finished'. If the question has already been asked in the history of questions, answer "
+    "'Repeated'. Otherwise, answer 'Yes' or 'No' to the question.\n\n"
+    "History of questions asked: '{2}'\n"
+    "Question: '{1}'\n\n"
+    "Instructions:\n"
+    "1. Answer the question to the best of your abilities, unless it is invalid.\n"
+    "2. Provide your chain-of-thought reasoning step by step.\n"
+    "3. Don't think longer than two brief sentences.\n"
+    "4. Then, provide your final answer within XML tags as <answer>[Yes/No/Invalid/Repeated/Finished]</answer>.\n"
+    "5. If the question '{1}' asks the secret '{0}' (e.g., 'Is the word {0}?'), answer 'Finished'.\n"
+    "6. If the question mentions the secret '{0}' (e.g., 'Is it related to {0}?'), answer 'Finished'.\n"
+    "7. If the question asks a semantically equivalent variation of the secret (e.g., 'laugh' and 'laughter'), answer "
+    "'Finished'.\n"
+    "8. If the text given by the questioner is not a valid question, answer 'Invalid'. \n"
+    "9. If the question consists of multiple questions, answer 'Invalid'.\n"
+    "10. If the question has already been asked in the history of questions, answer 'Repeated'.\n"
+    "11. In all other cases, answer either 'Yes' or 'No'.\n"
+    "12. IMPORTANT: Provide all reasoning and responses in English only.\n\n"
+    "Please reason step by step, and give your final answer in the format "
+    "<answer>[Yes/No/Invalid/Repeated/Finished]</answer>: ")
 cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
 cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
 
@@ -330,18 +455,21 @@ def correct_cia(question:str, # the questioner's reply
                ) -> tuple[str, list[str]]:
     "(the corrected answer word, why it was changed or kept): `correct_obs` with the evaluation's methods."
     bad = cia_invalid(question)
-    if cia_names_secret(question, secret): return ("invalid", bad) if bad else ("finished", [] if said == "finished" else ["named_secret"])
+    if cia_names_secret(question, secret):
+        return ("invalid", bad) if bad else ("finished", [] if said == "finished" else ["named_secret"])
     if bad: return "invalid", bad
     if said in ("invalid", "repeated"): return said, [f"{said}_by_judge"]
     if said == "finished": return "yes", ["false_positive"]
     return said, []
 
 # %% ../nbs/07_protocols.ipynb #d4b94f87
-cia_observation = {"yes": "yes", "no": "no", "invalid": cia_invalid_answer, "repeated": cia_repeated_answer, "finished": "finished"}
+cia_observation = {"yes": "yes", "no": "no", "invalid": cia_invalid_answer,
+                   "repeated": cia_repeated_answer, "finished": "finished"}
 
 def cia_start(game):
     "The successor's opening: its questioner system prompt and first instruction."
-    game["messages"] = [{"role": "system", "content": cia_questioner_system}, {"role": "user", "content": cia_questioner_first}]
+    game["messages"] = [{"role": "system", "content": cia_questioner_system},
+                        {"role": "user", "content": cia_questioner_first}]
     game["n_start"] = 2
 
 def cia_on_reply(game, reply):
@@ -384,15 +512,17 @@ class Protocol:
     lenient: bool = False                # twentyq's forgiving readings instead of the source's
     questioner_sampler: Callable = questioner_sampling   # (model, max_new_tokens) -> the questioner's sampling
     questioner_max_tokens: int = 1024    # the questioner's default budget of new tokens
-    judge_decoding: Sampling = field(default_factory=lambda: judge_sampling)   # the judge's sampling (its max_new_tokens: the default budget)
+    # the judge's sampling (its max_new_tokens: the default budget)
+    judge_decoding: Sampling = field(default_factory=lambda: judge_sampling)
 
 protocols = {
     "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
     "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40),
-    "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge, max_replies=40, shortlist=20),
+    "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge,
+                                max_replies=40, shortlist=20),
     "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat),
-    "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling, questioner_max_tokens=50,
-                    judge_decoding=cia_judge_sampling),
+    "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling,
+                    questioner_max_tokens=50, judge_decoding=cia_judge_sampling),
 }
 
 def _forgiving(P:Protocol, **callbacks) -> Protocol:
@@ -411,7 +541,8 @@ def get_protocol(name:str, # "paper", "evals", "evals-shortlist", "lmrl" or "cia
                 ) -> Protocol:
     "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."
     if name not in protocols: raise ValueError(f"Unknown protocol {name!r}; known: {', '.join(protocols)}")
-    if lenient and name not in lenient_protocols: raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
+    if lenient and name not in lenient_protocols:
+        raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
     return (lenient_protocols if lenient else protocols)[name]
 
 # %% ../nbs/07_protocols.ipynb #9bde06fa

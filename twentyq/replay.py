@@ -36,7 +36,8 @@ def load_games(source, # run folder, games.jsonl file, DataFrame of games, or li
     for i, g in enumerate(games): check_record(g, f"game {i} of {what}")
     ids = pd.Series([g["game_id"] for g in games])
     if ids.duplicated().any():
-        raise ValueError(f"{what} has several games with id {ids[ids.duplicated()].iloc[0]!r}: replay one run at a time")
+        raise ValueError(f"{what} has several games with id {ids[ids.duplicated()].iloc[0]!r}: "
+                         "replay one run at a time")
     return games
 
 # %% ../nbs/61_replay.ipynb #7dbfb106
@@ -56,7 +57,8 @@ def filter_games(games:list[dict], # game records
                 ) -> list[dict]:
     "The games that match every filter given."
     _any = lambda v: v is None or v == "" or v == "any"
-    if not _any(outcome) and outcome not in outcomes: raise ValueError(f"unknown outcome {outcome!r}; use one of {outcomes}")
+    if not _any(outcome) and outcome not in outcomes:
+        raise ValueError(f"unknown outcome {outcome!r}; use one of {outcomes}")
     keep = lambda g: ((_any(secret) or secret.strip().lower() in str(g.get("secret", "")).lower())
                       and (_any(outcome) or game_outcome(g) == outcome)
                       and (_any(model) or model in (g.get("questioner"), g.get("judge")))
@@ -75,7 +77,8 @@ def find_game(games:list[dict], # game records
     for g in games:
         if g["game_id"] == game_id: return g
     ids = [g["game_id"] for g in games]
-    raise KeyError(f"no game {game_id!r} here; there are {len(ids)} games: {', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''}")
+    raise KeyError(f"no game {game_id!r} here; there are {len(ids)} games: "
+                   f"{', '.join(map(repr, ids[:8]))}{' ...' if len(ids) > 8 else ''}")
 
 # %% ../nbs/61_replay.ipynb #24ec7df5
 replay_css = """<style>
@@ -84,7 +87,8 @@ replay_css = """<style>
 .tq-head{color:#444;margin-bottom:6px}.tq-step{font-size:16px;font-weight:600;margin:6px 0}
 .tq-box{border-left:4px solid #888;background:#f6f6f6;padding:6px 8px;margin:6px 0;white-space:pre-wrap}
 .tq-question{border-color:#1f77b4}.tq-judge{border-color:#2ca02c}.tq-seen{border-color:#bbb;color:#555}
-.tq-warn{border-color:#d62728;background:#fdecea}.tq-ok{color:#2ca02c;font-weight:600}.tq-bad{color:#d62728;font-weight:600}
+.tq-warn{border-color:#d62728;background:#fdecea}.tq-ok{color:#2ca02c;font-weight:600}\
+.tq-bad{color:#d62728;font-weight:600}
 .tq-badge{display:inline-block;padding:0 6px;border-radius:3px;background:#ddd;font-weight:600}
 .tq-replay pre{white-space:pre-wrap;margin:2px 0;font-size:12px;max-height:14em;overflow:auto}
 .tq-cands{border-collapse:collapse;margin-top:6px}.tq-cands td,.tq-cands th{padding:1px 8px;text-align:left}
@@ -93,6 +97,7 @@ replay_css = """<style>
 
 def _e(x): return html.escape("" if x is None else str(x))
 
+# %% ../nbs/61_replay.ipynb #c18bb883
 def _check_turn(game, t):
     T = len(game["turns"])
     if not isinstance(t, (int, np.integer)) or not 0 <= t <= T:
@@ -102,22 +107,27 @@ def _check_turn(game, t):
 def _seen(game, turn):
     "What the questioner was told after `turn` (the user message that closes it), or None."
     n, msgs = turn.get("n_messages"), game.get("messages") or []
-    return msgs[n-1]["content"] if isinstance(n, int) and 1 <= n <= len(msgs) and msgs[n-1].get("role") == "user" else None
+    return (msgs[n-1]["content"] if isinstance(n, int) and 1 <= n <= len(msgs) and msgs[n-1].get("role") == "user"
+            else None)
 
+# %% ../nbs/61_replay.ipynb #e5a025b9
 def verdict_html(game:dict, # a game record
                  t:int, # a turn (1-based) answered "Finished"
                 ) -> str:
     "The cross-check of a 'Finished': does the question name the secret?"
     q = game["turns"][t-1].get("question")
     ok = crosscheck(game) if t == len(game["turns"]) else names_secret(q, game["secret"], game.get("variants") or ())
-    if ok: return f'<div class="tq-verdict tq-ok">cross-check: the question names the secret {_e(game["secret"])!s} ✓</div>'
-    return (f'<div class="tq-verdict tq-bad">cross-check: the question does not name the secret {_e(game["secret"])!s}: '
-            'a false win ✗</div>')
+    if ok: return ('<div class="tq-verdict tq-ok">cross-check: the question names the secret '
+                   f'{_e(game["secret"])!s} ✓</div>')
+    return ('<div class="tq-verdict tq-bad">cross-check: the question does not name the secret '
+            f'{_e(game["secret"])!s}: a false win ✗</div>')
 
+# %% ../nbs/61_replay.ipynb #4202d61a
 def _head_html(game):
     "The line above every step: the game, its secret, protocol, players and outcome."
     return (f'<div class="tq-head"><b>{_e(game["game_id"])}</b> · secret <b>{_e(game.get("secret"))}</b> · '
-            f'{_e(game.get("protocol", "?"))} · {_e(game.get("questioner", "?"))} asks, {_e(game.get("judge", "?"))} judges · '
+            f'{_e(game.get("protocol", "?"))} · {_e(game.get("questioner", "?"))} asks, '
+            f'{_e(game.get("judge", "?"))} judges · '
             f'<span class="tq-badge">{_e(game_outcome(game))}</span></div>')
 
 def _start_html(game, T):
@@ -125,20 +135,24 @@ def _start_html(game, T):
     start = (game.get("messages") or [])[:game.get("n_start") or 0]
     return (f'<div class="tq-step">Turn 0 of {T}: the start</div>' +
             ('<div class="tq-box tq-seen">This game has no turns.</div>' if T == 0 else "") +
-            "".join(f'<details><summary>{_e(m.get("role"))} prompt</summary><pre>{_e(m.get("content"))}</pre></details>' for m in start))
+            "".join(f'<details><summary>{_e(m.get("role"))} prompt</summary><pre>{_e(m.get("content"))}</pre></details>'
+                    for m in start))
 
+# %% ../nbs/61_replay.ipynb #c96bd77a
 def _judge_html(tr):
-    "The judge's part of a turn: its answer, its chain of thought and reply, and a warning when the reply did not parse."
+    ("The judge's part of a turn: its answer, its chain of thought and reply, and a warning when "
+     "the reply did not parse.")
     raw, ans = tr.get("judge_raw"), tr.get("answer")
-    if raw is None: return [f'<div class="tq-box tq-judge">No judge was asked{": answer " + _e(ans) if ans else ""}.</div>']
+    if raw is None:
+        return [f'<div class="tq-box tq-judge">No judge was asked{": answer " + _e(ans) if ans else ""}.</div>']
     think, rest, _ = strip_thinking(raw)   # the judge's parser reads thinking the same way (`protocols`)
     parts = [f'<div class="tq-box tq-judge"><b>Judge:</b> <span class="tq-badge tq-answer">{_e(ans)}</span>' +
              (f'<details open><summary>chain of thought</summary><pre>{_e(think)}</pre></details>' if think else
               '<div><i>no chain of thought</i></div>') +
              (f'<div>reply: <code>{_e(rest)}</code></div>' if rest else "") + '</div>']
     if tr.get("parse_ok") is False:
-        parts.append(f'<div class="tq-box tq-warn">The judge\'s reply did not parse; answered by rule: <b>{_e(ans)}</b>. '
-                     f'Raw reply:<pre>{_e(raw)}</pre></div>')
+        parts.append('<div class="tq-box tq-warn">The judge\'s reply did not parse; answered by rule: '
+                     f'<b>{_e(ans)}</b>. Raw reply:<pre>{_e(raw)}</pre></div>')
     return parts
 
 def turn_html(game:dict, # a game record
@@ -149,9 +163,11 @@ def turn_html(game:dict, # a game record
     if t == 0: return f'<div class="tq-turn">{_head_html(game)}{_start_html(game, T)}</div>'
     tr = game["turns"][t-1]
     kind, ans = tr.get("kind", "question"), tr.get("answer")
-    label = {"guess": f"Guess: {_e(tr.get('guess'))}", "violation": "Violation: neither a question nor a guess (not counted)"}.get(kind, "Question")
+    label = {"guess": f"Guess: {_e(tr.get('guess'))}",
+             "violation": "Violation: neither a question nor a guess (not counted)"}.get(kind, "Question")
     parts = [f'<div class="tq-step">Turn {t} of {T}</div>',
-             f'<div class="tq-box tq-question"><b>{label}</b><br><span class="tq-qtext">{_e(tr.get("question"))}</span></div>', *_judge_html(tr)]
+             f'<div class="tq-box tq-question"><b>{label}</b><br>'
+             f'<span class="tq-qtext">{_e(tr.get("question"))}</span></div>', *_judge_html(tr)]
     if ans == "Finished": parts.append(verdict_html(game, t))
     seen = _seen(game, tr)
     if seen is not None: parts.append(f'<div class="tq-box tq-seen">The questioner was told: {_e(seen)}</div>')
@@ -164,7 +180,8 @@ def game_beliefs(beliefs:pd.DataFrame|None, # a beliefs table (any number of gam
     "The rows of `game_id`, ordered by scorer and turn (empty when there are none)."
     if beliefs is None or len(beliefs) == 0: return pd.DataFrame(columns=["game_id", "scorer", "turn", "logprob"])
     miss = {"game_id", "scorer", "turn", "logprob"} - set(beliefs.columns)
-    if miss: raise ValueError(f"a beliefs table needs the columns game_id, scorer, turn, logprob; missing {sorted(miss)}")
+    if miss:
+        raise ValueError(f"a beliefs table needs the columns game_id, scorer, turn, logprob; missing {sorted(miss)}")
     return beliefs[beliefs.game_id == game_id].sort_values(["scorer", "turn"]).reset_index(drop=True)
 
 def belief_figure(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beliefs`), one curve per scorer
@@ -178,7 +195,8 @@ def belief_figure(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beliefs
     ax = fig.add_subplot()
     ax.set_xlabel("turn"); ax.set_ylabel("log p(secret | $s_t$ + E)")
     if beliefs is None or len(beliefs) == 0:
-        ax.text(0.5, 0.5, "no beliefs scored for this game", ha="center", va="center", transform=ax.transAxes, color="#666")
+        ax.text(0.5, 0.5, "no beliefs scored for this game", ha="center", va="center",
+                transform=ax.transAxes, color="#666")
         ax.set_yticks([])
     for i, (sc, d) in enumerate(([] if beliefs is None else beliefs.groupby("scorer", sort=True))):
         c = f"C{i}"
@@ -187,7 +205,8 @@ def belief_figure(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beliefs
         if len(at): ax.plot(at.turn, at.logprob, "o", color=c, ms=9, mfc="none", mew=2)
         if flipped is not None and len(flipped):
             f = flipped[flipped.scorer == sc]
-            if len(f): ax.plot(f.turn, f.logprob, "s--", color=c, ms=3, lw=1.5, label=f"{sc}, turn {flip} flipped" if flip else f"{sc}, flipped")
+            if len(f): ax.plot(f.turn, f.logprob, "s--", color=c, ms=3, lw=1.5,
+                               label=f"{sc}, turn {flip} flipped" if flip else f"{sc}, flipped")
     ax.axvline(t, color="k", lw=1, alpha=.5)
     ax.set_title(f"belief in the secret, turn {t}", fontsize=10)
     if beliefs is not None and len(beliefs): ax.legend(fontsize=8, loc="best")
@@ -205,7 +224,8 @@ def candidates_table(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beli
                      t:int, # the turn
                      k:int=10, # most candidates to list
                     ) -> str:
-    "HTML: per scorer, the rank of the secret among the candidates at turn `t` and the top-`k` candidates (empty without candidates)."
+    ("HTML: per scorer, the rank of the secret among the candidates at turn `t` and the top-`k` candidates "
+     "(empty without candidates).")
     if beliefs is None or len(beliefs) == 0 or "rank" not in beliefs.columns: return ""
     out = []
     for sc, d in beliefs.groupby("scorer", sort=True):
@@ -218,7 +238,8 @@ def candidates_table(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beli
         words = r.get("top_candidates") if "top_candidates" in row else None
         if words is None or (not isinstance(words, (list, np.ndarray))): continue
         lps = list(r.top_norm_logprobs)
-        rows = "".join(f'<tr class="{"tq-secret" if w == r.secret else ""}"><td>{i}</td><td>{_e(w)}</td><td>{np.exp(lp):.3f}</td></tr>'
+        rows = "".join(f'<tr class="{"tq-secret" if w == r.secret else ""}"><td>{i}</td><td>{_e(w)}</td>'
+                       f'<td>{np.exp(lp):.3f}</td></tr>'
                        for i, (w, lp) in enumerate(zip(list(words)[:k], lps[:k]), 1))
         out.append(f'<table class="tq-cands"><tr><th>#</th><th>candidate</th><th>p</th></tr>{rows}</table>')
     return "".join(out)
@@ -245,8 +266,11 @@ def rescore(game:dict, # a game record
     "The beliefs of `scorer` on `game`, or on `game` with turn `flip`'s answer flipped; computed once per key."
     cache = _rescored if cache is None else cache
     name = scorer if isinstance(scorer, str) else scorer.name
-    turns = hashlib.sha256(json.dumps([(t.get("question"), t.get("answer")) for t in game["turns"]]).encode()).hexdigest()   # a changed game is not stale
-    key = (game["game_id"], turns, flip, name, None if candidates is None else tuple(candidates), top_k if candidates else 0)
+    # a changed game is not stale
+    turns = hashlib.sha256(
+        json.dumps([(t.get("question"), t.get("answer")) for t in game["turns"]]).encode()).hexdigest()
+    key = (game["game_id"], turns, flip, name, None if candidates is None else tuple(candidates),
+           top_k if candidates else 0)
     if key not in cache:
         g = flip_answer(game, flip) if flip else game
         df = score_beliefs([g], scorer, candidates=candidates, top_k=top_k if candidates else 0, progress=False)
@@ -269,11 +293,13 @@ def replay_html(game:dict, # a game record
     if flip and flipped is not None and len(flipped):
         side += f'<div class="tq-flip">dashed: the beliefs had the judge answered turn {flip} the other way</div>'
     side += candidates_table(gb, t, k)
-    return f'{replay_css if css else ""}<div class="tq-replay">{turn_html(game, t)}<div class="tq-side">{side}</div></div>'
+    return (f'{replay_css if css else ""}<div class="tq-replay">{turn_html(game, t)}'
+            f'<div class="tq-side">{side}</div></div>')
 
 # %% ../nbs/61_replay.ipynb #0383d23e
 class Replay:
-    "The replay widget: filters, a game picker, prev/next buttons and a turn slider, a flip picker, and the rendered step."
+    ("The replay widget: filters, a game picker, prev/next buttons and a turn slider, a flip picker, "
+     "and the rendered step.")
     def __init__(self, games:list[dict], beliefs:pd.DataFrame|None=None, scorer=None, candidates:list[str]|None=None,
                  top_k:int=10, game:str|None=None, cache:dict|None=None):
         self.games, self.beliefs, self.scorer, self.candidates, self.top_k = games, beliefs, scorer, candidates, top_k
@@ -287,20 +313,23 @@ class Replay:
 # %% ../nbs/61_replay.ipynb #ff653c25
 @patch
 def _make_widgets(self:Replay, models):
-    "The filters, the game picker, the turn controls, the flip picker, the status line and the view, laid out in `widget`."
+    ("The filters, the game picker, the turn controls, the flip picker, the status line and the "
+     "view, laid out in `widget`.")
     import ipywidgets as W   # deferred: the widget only
     lay = W.Layout(width="auto")
     self.w_secret = W.Text(description="secret", placeholder="any", layout=W.Layout(width="180px"))
     self.w_outcome = W.Dropdown(options=["any", *outcomes], description="outcome", layout=W.Layout(width="180px"))
     self.w_model = W.Dropdown(options=["any", *models], description="model", layout=W.Layout(width="260px"))
     self.w_game = W.Dropdown(description="game", layout=W.Layout(width="440px"))
-    self.w_prev, self.w_next = W.Button(description="◀ prev", layout=lay), W.Button(description="next ▶", layout=lay)
+    self.w_prev, self.w_next = (W.Button(description="◀ prev", layout=lay),
+                                W.Button(description="next ▶", layout=lay))
     self.w_turn = W.IntSlider(description="turn", min=0, max=0, continuous_update=False)
-    self.w_flip = W.Dropdown(description="flip", layout=W.Layout(width="260px"),
-                             disabled=self.scorer is None, tooltip=None if self.scorer else "pass scorer= to replay to flip answers")
+    self.w_flip = W.Dropdown(description="flip", layout=W.Layout(width="260px"), disabled=self.scorer is None,
+                             tooltip=None if self.scorer else "pass scorer= to replay to flip answers")
     self.w_status, self.w_view = W.HTML(), W.HTML()
-    for w, c in [(self.w_prev, "tq-prev"), (self.w_next, "tq-next"), (self.w_turn, "tq-slider"), (self.w_game, "tq-game"),
-                 (self.w_flip, "tq-flipper"), (self.w_view, "tq-view"), (self.w_status, "tq-status")]: w.add_class(c)
+    for w, c in [(self.w_prev, "tq-prev"), (self.w_next, "tq-next"), (self.w_turn, "tq-slider"),
+                 (self.w_game, "tq-game"), (self.w_flip, "tq-flipper"), (self.w_view, "tq-view"),
+                 (self.w_status, "tq-status")]: w.add_class(c)
     self.widget = W.VBox([W.HBox([self.w_secret, self.w_outcome, self.w_model]), self.w_game,
                           W.HBox([self.w_prev, self.w_turn, self.w_next, self.w_flip]), self.w_status, self.w_view])
 
@@ -315,7 +344,8 @@ def _wire(self:Replay):
 
 # %% ../nbs/61_replay.ipynb #676dac93
 @patch(as_prop=True)
-def game(self:Replay) -> dict|None: return None if self.w_game.value is None else find_game(self.games, self.w_game.value)
+def game(self:Replay) -> dict|None:
+    return None if self.w_game.value is None else find_game(self.games, self.w_game.value)
 
 @patch
 def _refilter(self:Replay):

@@ -19,9 +19,9 @@ __all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis',
            'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
-paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual", "fig4_flip",
-                   "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min", "cia_belief_gain",
-                   "training_curves"]
+paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
+                   "fig4_flip", "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min",
+                   "cia_belief_gain", "training_curves"]
 
 def slug(name:str, # a model name, hub id or folder
         ) -> str:
@@ -56,17 +56,21 @@ def save_item(out:Path|str, # report folder
               note:str|None=None, # e.g. why there is nothing to show, or what could not be computed
               settings:dict|None=None, # the models and settings that made it
               rests_on:dict|None=None, # what it rests on (`basis`)
-              has_data:bool|None=None, # whether it shows data (None: it does if it has a figure, or a table and no note)
+              # whether it shows data (None: it does if it has a figure, or a table and no note)
+              has_data:bool|None=None,
               reading:str|None=None, # what the item shows, in one line, read first (display names: `model_label`)
              ) -> dict:
     "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     files = []
     if fig is not None:
-        for ext in ("png", "svg"): fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
+        for ext in ("png", "svg"):
+            fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
-    card = dict(stem=stem, title=title, reading=reading, note=note, files=files, settings=plain(settings or {}), rests_on=plain(rests_on or {}),
-                has_data=fig is not None or (table is not None and len(table) > 0 and not note) if has_data is None else has_data)
+    card = dict(stem=stem, title=title, reading=reading, note=note, files=files, settings=plain(settings or {}),
+                rests_on=plain(rests_on or {}),
+                has_data=(fig is not None or (table is not None and len(table) > 0 and not note)
+                          if has_data is None else has_data))
     (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
     return card
 
@@ -90,7 +94,8 @@ def failed_item(out:Path|str, # report folder
 
 # %% ../nbs/60_report.ipynb #ed01c49b
 def _notebook_of(stem:str) -> str|None:
-    "The figure notebook that writes card `stem`: a notebook's cards share its name's prefix before the first '_' (fig2_…)."
+    ("The figure notebook that writes card `stem`: a notebook's cards share its name's prefix before "
+     "the first '_' (fig2_…).")
     return next((n for n in paper_notebooks if stem.split("_")[0] == n.split("_")[0]), None)
 
 def _cards_of(out:Path, name:str) -> list[Path]:
@@ -102,7 +107,8 @@ def _order(stem:str) -> tuple:
     nb = _notebook_of(stem)
     return (paper_notebooks.index(nb) if nb else len(paper_notebooks), stem != nb, stem)
 
-model_columns = ("questioner", "judge", "scorer", "reference")   # table columns that name players, shown by `model_label`
+# table columns that name players, shown by `model_label`
+model_columns = ("questioner", "judge", "scorer", "reference")
 max_open_rows = 15   # a table longer than this is never shown open
 
 def _e(x) -> str: return html.escape(str(x))
@@ -111,7 +117,8 @@ def _shown_table(t:pd.DataFrame) -> str:
     "HTML of table `t`: players under display names (the full name in a tooltip), every cell escaped."
     t = t.copy()
     for c in t.columns:
-        if c in model_columns: t[c] = [f"<span title='{_e(v)}'>{_e(model_label(v))}</span>" if isinstance(v, str) else v for v in t[c]]
+        if c in model_columns:
+            t[c] = [f"<span title='{_e(v)}'>{_e(model_label(v))}</span>" if isinstance(v, str) else v for v in t[c]]
         elif t[c].dtype == object: t[c] = [_e(v) if isinstance(v, str) else v for v in t[c]]
     return t.to_html(index=False, escape=False, float_format=lambda v: f"{v:.4g}")
 
@@ -120,7 +127,8 @@ def _table_html(out:Path, stem:str, open_:bool=False) -> str:
     t = pd.read_csv(out/f"{stem}.csv")
     more = f" (the first 30 of {len(t)} here)" if len(t) > 30 else ""
     is_open = " open" if open_ and len(t) <= max_open_rows else ""
-    return (f"<details{is_open}><summary>table: {len(t)} row{'s' * (len(t) != 1)}{more} · <a href='{_e(stem)}.csv'>{_e(stem)}.csv</a></summary>"
+    return (f"<details{is_open}><summary>table: {len(t)} row{'s' * (len(t) != 1)}{more} · "
+            f"<a href='{_e(stem)}.csv'>{_e(stem)}.csv</a></summary>"
             f"{_shown_table(t.head(30))}</details>")
 
 def _card_html(c:dict, out:Path) -> str:
@@ -132,11 +140,13 @@ def _card_html(c:dict, out:Path) -> str:
     if c.get("reading"): parts.append(f"<p class='reading'>{_e(c['reading'])}</p>")
     has_fig = f"{c['stem']}.png" in c["files"]
     if has_fig: parts.append(f"<img src='{_e(c['stem'])}.png' alt='{_e(c['title'])}'>")
-    if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> {_e(c['note'])}</p>")
+    if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> "
+                                   f"{_e(c['note'])}</p>")
     if c.get("rests_on"): parts.append(f"<p class='basis'>Rests on {_e(_basis_text(c['rests_on']))}.</p>")
     if f"{c['stem']}.csv" in c["files"]: parts.append(_table_html(out, c["stem"], open_=not has_fig))
     nb = f"notebooks/{_notebook_of(c['stem'])}.ipynb"
-    if _notebook_of(c["stem"]) and (out/nb).exists(): parts.append(f"<p class='basis'>made by <a href='{nb}'>{nb}</a></p>")
+    if _notebook_of(c["stem"]) and (out/nb).exists():
+        parts.append(f"<p class='basis'>made by <a href='{nb}'>{nb}</a></p>")
     parts.append(f"<details><summary>settings</summary><pre>{_e(json.dumps(c['settings'], indent=1))}</pre></details>")
     return "\n".join(parts)
 
@@ -147,24 +157,31 @@ def _reference_html(out:Path) -> str:
     if not (out/"reference.json").exists(): return ""
     r = json.loads((out/"reference.json").read_text())
     fw = r.get("n_false_wins", 0)
-    left = "included, as asked" if r.get("false_wins_included") else f"excluded ({', '.join(r.get('excluded_false_wins', []))})" if fw else "none"
-    return (f"<p><b>Reference games:</b> {r['n_reference']} (the shortest won game per secret of {', '.join(r.get('questioners', []))}, "
-            f"from {r['n_games']} games, {r.get('n_won', '?')} won), {r['n_flipped']} with a flipped penultimate answer; "
+    left = ("included, as asked" if r.get("false_wins_included")
+            else f"excluded ({', '.join(r.get('excluded_false_wins', []))})" if fw else "none")
+    return (f"<p><b>Reference games:</b> {r['n_reference']} (the shortest won game per secret of "
+            f"{', '.join(r.get('questioners', []))}, from {r['n_games']} games, {r.get('n_won', '?')} won), "
+            f"{r['n_flipped']} with a flipped penultimate answer; "
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
-_style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em} h2{margin:.8em 0 .3em}"
-          " .toc{font-size:85%;color:#555} .toc a{white-space:nowrap} .reading{font-size:110%;margin:.2em 0 .5em}"
-          " img{max-width:100%;max-height:460px} .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
+_style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em}"
+          " h2{margin:.8em 0 .3em} .toc{font-size:85%;color:#555} .toc a{white-space:nowrap}"
+          " .reading{font-size:110%;margin:.2em 0 .5em} img{max-width:100%;max-height:460px}"
+          " .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
           " .basis{color:#555;font-size:90%;margin:.3em 0} summary{cursor:pointer;color:#333}"
           " table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
 
 def _head_html(out:Path, cards:list, settings:dict|None, links:dict|None) -> str:
-    "The page's head: the counts, a one-line list of the items, the files, and (collapsed) the reference games and run settings."
+    ("The page's head: the counts, a one-line list of the items, the files, and (collapsed) the reference "
+     "games and run settings.")
     state = lambda c: " (failed)" if c.get("error") else "" if c["has_data"] else " (nothing to show)"
     n_failed, n_data = sum(bool(c.get("error")) for c in cards), sum(bool(c["has_data"]) for c in cards)
-    head = f"<p>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} with nothing to show, {n_failed} failed.</p>"
-    head += "<p class='toc'>" + " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}" for c in cards) + "</p>"
-    if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(what)}'>{_e(f)}</a>" for f, what in links.items()) + "</p>"
+    head = (f"<p>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} with nothing to show, "
+            f"{n_failed} failed.</p>")
+    head += "<p class='toc'>" + " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}"
+                                           for c in cards) + "</p>"
+    if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(what)}'>{_e(f)}</a>"
+                                                           for f, what in links.items()) + "</p>"
     about = _reference_html(out) + (f"<pre>{_e(json.dumps(plain(settings), indent=1))}</pre>" if settings else "")
     return head + (f"<details><summary>run settings and reference games</summary>{about}</details>" if about else "")
 
@@ -173,14 +190,18 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
                 settings:dict|None=None, # the run's settings, in a collapsed block
                 links:dict|None=None, # more files of the report to link: {file name: what it is}
                ) -> Path:
-    "One HTML page showing every item of the report in the paper's order: its reading and figure first, the rest collapsed."
+    ("One HTML page showing every item of the report in the paper's order: its reading and figure "
+     "first, the rest collapsed.")
     out = Path(out)
     cards = [json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "reference"]
-    cards = sorted((c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c), key=lambda c: _order(c["stem"]))
+    cards = sorted((c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c),
+                   key=lambda c: _order(c["stem"]))
     if not cards: raise ValueError(f"no report items (JSON cards of save_item) in {out}")
     body = "\n<hr>\n".join(_card_html(c, out) for c in cards)
-    (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{_style}</style>"
-                                  f"</head><body><h1>{_e(title)}</h1>{_head_html(out, cards, settings, links)}\n{body}\n</body></html>", encoding="utf-8")
+    (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
+                                  f"<style>{_style}</style></head><body><h1>{_e(title)}</h1>"
+                                  f"{_head_html(out, cards, settings, links)}\n{body}\n</body></html>",
+                                  encoding="utf-8")
     return out/"index.html"
 
 
@@ -188,7 +209,8 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
 def notebooks_dir() -> Path:
     "Where the figure notebooks live (`nbs/paper/` of the project)."
     d = repo_root/"nbs"/"paper"
-    if not d.is_dir(): raise FileNotFoundError(f"{d} not found: the figure notebooks ship with the project's source, not the wheel")
+    if not d.is_dir():
+        raise FileNotFoundError(f"{d} not found: the figure notebooks ship with the project's source, not the wheel")
     return d
 
 def notebook_title(name:str, # a figure notebook's name
@@ -200,7 +222,8 @@ def notebook_title(name:str, # a figure notebook's name
 
 def _error_line(e:Exception) -> str:
     "The last line of a notebook's error: papermill's ename and evalue when it has them."
-    if hasattr(e, "ename"): return f"{e.ename}: {str(e.evalue).strip().splitlines()[-1] if str(e.evalue).strip() else ''}"
+    if hasattr(e, "ename"):
+        return f"{e.ename}: {str(e.evalue).strip().splitlines()[-1] if str(e.evalue).strip() else ''}"
     lines = str(e).strip().splitlines()
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
@@ -209,7 +232,9 @@ def _execute(src:str, dst:str, parameters:dict, cwd:str) -> tuple[str|None, floa
     "Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds)."
     import papermill as pm
     t0 = time.time()
-    try: pm.execute_notebook(src, dst, parameters=parameters, kernel_name="python3", progress_bar=False, cwd=cwd); err = None
+    try:
+        pm.execute_notebook(src, dst, parameters=parameters, kernel_name="python3", progress_bar=False, cwd=cwd)
+        err = None
     except Exception as e: err = _error_line(e)
     return err, time.time() - t0
 
@@ -217,7 +242,8 @@ def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameter
                  workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
                 ):
     "Yield (key, error or None, seconds) for each notebook of `todo` as it finishes."
-    with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=mp.get_context("spawn")) as ex:   # spawn: the job holds torch's threads
+    # spawn: the job holds torch's threads
+    with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=mp.get_context("spawn")) as ex:
         futures = {ex.submit(_execute, *job): k for k, job in todo.items()}
         for f in as_completed(futures): yield (futures[f], *f.result())
 
@@ -242,7 +268,9 @@ def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/no
     return [n for n in todo if n in failed]
 
 # %% ../nbs/60_report.ipynb #7cd7f202
-def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/model--<model>.ipynb and .html
+def run_model_notebooks(
+                        # report folder; executed notebooks go to out/notebooks/model--<model>.ipynb and .html
+                        out:Path|str,
                         models:list[str], # the models, one notebook each
                         parameters:dict, # papermill parameters shared with the figure notebooks
                         progress:bool=True, # print one line per model as its notebook finishes
@@ -260,5 +288,6 @@ def run_model_notebooks(out:Path|str, # report folder; executed notebooks go to 
         if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
     for m in [m for m in models if dst[m].exists()]:   # the links in the models' order
         dst[m].with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst[m]))[0])
-        links[f"notebooks/{dst[m].stem}.html"] = f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, transcripts" + (" (failed)" if errors[m] else "")
+        links[f"notebooks/{dst[m].stem}.html"] = (f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, "
+                                                  "transcripts") + (" (failed)" if errors[m] else "")
     return links, [m for m in models if errors[m]]

@@ -18,13 +18,17 @@ __all__ = ['cia_reward_weights', 'success_reward', 'belief_reward', 'question_pe
 def success_reward(game:dict, # a game record (or a DataFrame row of one)
                    hackable:bool=False, # take the judge's word alone (the paper's hackable setting)
                   ) -> float:
-    "The paper's success reward: 1.0 for a verified win (`metrics.verified_win`; any judge win if `hackable`), else 0.0."
+    ("The paper's success reward: 1.0 for a verified win (`metrics.verified_win`; any judge win if "
+     "`hackable`), else 0.0.")
     return float(judge_won(game) if hackable else verified_win(game))
 
 # %% ../nbs/50_rewards.ipynb #addcd6d5
-def belief_reward(logprobs, # log b_0..log b_T of one game ordered by turn: a list, array, Series, or belief rows (turn, logprob)
+def belief_reward(
+                  # log b_0..log b_T of one game ordered by turn: a list, array, Series, or belief rows (turn, logprob)
+                  logprobs,
                  ) -> float:
-    "The sum over turns of max(0, log b_t − log b_{t−1}): the clipped increases of the belief; pairs with a NaN are skipped."
+    ("The sum over turns of max(0, log b_t − log b_{t−1}): the clipped increases of the belief; pairs "
+     "with a NaN are skipped.")
     if isinstance(logprobs, pd.DataFrame): logprobs = logprobs.sort_values("turn")["logprob"]
     d = np.diff(np.asarray(logprobs, dtype=float))
     return float(np.clip(d[~np.isnan(d)], 0, None).sum()) if d.size else 0.0
@@ -39,13 +43,15 @@ def _not_a_question(turn) -> bool:
 
 def question_penalties(game:dict, # a game record
                       ) -> dict:
-    "Counts of the game's turns that were not one question, whose judge reply did not parse, that were either (invalid), or repeated."
+    ("Counts of the game's turns that were not one question, whose judge reply did not parse, that were either "
+     "(invalid), or repeated.")
     turns, seen, repeated = game.get("turns") or [], set(), 0
     for t in turns:
         q = _normalized(t.get("question"))
         repeated += bool(q) and q in seen; seen.add(q)
     bad = [(_not_a_question(t), t.get("parse_ok") is False) for t in turns]
-    return dict(not_a_question=sum(a for a, _ in bad), unparsed=sum(b for _, b in bad), invalid=sum(a or b for a, b in bad), repeated=repeated)
+    return dict(not_a_question=sum(a for a, _ in bad), unparsed=sum(b for _, b in bad),
+                invalid=sum(a or b for a, b in bad), repeated=repeated)
 
 # %% ../nbs/50_rewards.ipynb #1eb642b3
 def reward_row(game:dict, # a game record
@@ -57,16 +63,19 @@ def reward_row(game:dict, # a game record
               ) -> dict:
     "game_id, secret, judge_won, verified, success, belief, the penalty counts and the reward of one game."
     if belief_weight and logprobs is None:
-        raise ValueError(f"game {game.get('game_id')!r}: belief_weight={belief_weight} needs the game's log-beliefs (logprobs=)")
+        raise ValueError(f"game {game.get('game_id')!r}: belief_weight={belief_weight} needs the game's "
+                         "log-beliefs (logprobs=)")
     pen, success = question_penalties(game), success_reward(game, hackable)
     belief = math.nan if logprobs is None else belief_reward(logprobs)
-    reward = success - invalid_penalty * pen["invalid"] - repeat_penalty * pen["repeated"] + (belief_weight * belief if belief_weight else 0.0)
-    return dict(game_id=game.get("game_id"), secret=game.get("secret"), judge_won=judge_won(game), verified=verified_win(game), success=success,
-                belief=belief, **pen, reward=reward)
+    reward = (success - invalid_penalty * pen["invalid"] - repeat_penalty * pen["repeated"]
+              + (belief_weight * belief if belief_weight else 0.0))
+    return dict(game_id=game.get("game_id"), secret=game.get("secret"), judge_won=judge_won(game),
+                verified=verified_win(game), success=success, belief=belief, **pen, reward=reward)
 
 
 # %% ../nbs/50_rewards.ipynb #4fe4b0cd
-cia_reward_weights = dict(win=2.0, traj_len=-0.05, invalid=-5.0, repeated=-1.0, valid_bonus=0.0, belief_weight=0.1)   # ΔBelief-RL's
+# ΔBelief-RL's
+cia_reward_weights = dict(win=2.0, traj_len=-0.05, invalid=-5.0, repeated=-1.0, valid_bonus=0.0, belief_weight=0.1)
 
 def turn_penalties(game:dict, # a game record (under cia its answers are the corrected ones)
                    invalid:float=-5.0, # an invalid question: the judge's corrected answer Invalid, or more than one "?"
@@ -74,7 +83,8 @@ def turn_penalties(game:dict, # a game record (under cia its answers are the cor
                    valid_bonus:float=0.0, # a turn that was neither
                   ) -> np.ndarray:
     "r_p,t of each turn."
-    bad = [(t.get("answer") == "Invalid" or str(t.get("question") or "").count("?") > 1, t.get("answer") == "Repeated") for t in game["turns"]]
+    bad = [(t.get("answer") == "Invalid" or str(t.get("question") or "").count("?") > 1, t.get("answer") == "Repeated")
+           for t in game["turns"]]
     return np.array([invalid * i + repeated * r + (valid_bonus if not (i or r) else 0.0) for i, r in bad], dtype=float)
 
 def end_of_game_reward(game:dict, # a game record
@@ -97,11 +107,14 @@ def turn_rewards(game:dict, # a game record
                  belief_weight:float=0.1, # λ
                 ) -> np.ndarray:
     "ΔBelief-RL's r_t of each turn: r_eog + λ·relu(ΔB_t) (0 on the winning turn) + r_p,t."
-    lp, n = np.asarray(logprobs.sort_values("turn")["logprob"] if isinstance(logprobs, pd.DataFrame) else logprobs, dtype=float), len(game["turns"])
-    if len(lp) != n + 1: raise ValueError(f"game {game.get('game_id')!r}: {n} turns need {n + 1} log-beliefs (b_0 … b_T), got {len(lp)}")
+    lp, n = np.asarray(logprobs.sort_values("turn")["logprob"] if isinstance(logprobs, pd.DataFrame) else logprobs,
+                       dtype=float), len(game["turns"])
+    if len(lp) != n + 1: raise ValueError(f"game {game.get('game_id')!r}: {n} turns need {n + 1} log-beliefs "
+                                          f"(b_0 … b_T), got {len(lp)}")
     gain = np.nan_to_num(np.clip(np.diff(lp), 0, None))
     if game["won"]: gain[game["win_turn"] - 1] = 0.0   # the turn that wins earns no belief reward
-    return end_of_game_reward(game, win, traj_len) + belief_weight * gain + turn_penalties(game, invalid, repeated, valid_bonus)
+    return (end_of_game_reward(game, win, traj_len) + belief_weight * gain
+            + turn_penalties(game, invalid, repeated, valid_bonus))
 
 
 # %% ../nbs/50_rewards.ipynb #4a7360a3
@@ -110,13 +123,15 @@ def turn_advantages(rewards:list, # r_t of each game (`turn_rewards`), games of 
                     eps:float=1e-6, # added to the std
                     by_std:bool=True, # divide by the std (False: Dr. GRPO's mean-centring only)
                    ) -> list[np.ndarray]:
-    "The advantage of each turn of each game: per turn index, normalised over the games of its group, shorter games counting 0."
+    ("The advantage of each turn of each game: per turn index, normalised over the games of its group, "
+     "shorter games counting 0.")
     R = np.zeros((len(rewards), max((len(r) for r in rewards), default=0)))
     for i, r in enumerate(rewards): R[i, :len(r)] = r
     A, groups = np.zeros_like(R), np.asarray(groups)
     for g in dict.fromkeys(groups.tolist()):
         rows = R[groups == g]
-        mean, std = (rows.mean(0), rows.std(0, ddof=1)) if len(rows) > 1 else (np.zeros(R.shape[1]), np.ones(R.shape[1]))
+        mean, std = ((rows.mean(0), rows.std(0, ddof=1)) if len(rows) > 1
+                     else (np.zeros(R.shape[1]), np.ones(R.shape[1])))
         A[groups == g] = (rows - mean) / (std + eps) if by_std else rows - mean
     return [A[i, :len(r)] for i, r in enumerate(rewards)]
 

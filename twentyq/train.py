@@ -35,7 +35,8 @@ def _all_records(runs) -> list[dict]:
 def _n_questions(r): return r.get("n_questions", len(r.get("turns") or []))
 
 def sft_data(runs, # a run folder, or a list of run folders / lists of records / DataFrames (one per teacher)
-             secrets:list[str]|str|None=None, # keep only these secrets (a list, or a word list's name or file); None: all
+             # keep only these secrets (a list, or a word list's name or file); None: all
+             secrets:list[str]|str|None=None,
              per_secret:int=2, # verified wins kept per secret: the fewest and second-fewest questions
             ) -> tuple[list[dict], dict]:
     "Rejection sampling: per secret, the `per_secret` shortest verified wins of `runs`, and a report of what was kept."
@@ -55,22 +56,24 @@ def sft_data(runs, # a run folder, or a list of run folders / lists of records /
 
 # %% ../nbs/51_train.ipynb #4436777e
 def _render(tok, chat, add_generation_prompt, kw):
-    if not getattr(tok, "chat_template", None): raise ValueError("the tokenizer has no chat template; set tok.chat_template")
+    if not getattr(tok, "chat_template", None):
+        raise ValueError("the tokenizer has no chat template; set tok.chat_template")
     return tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=add_generation_prompt, **kw)
 
 def questioner_spans(tok, # a Hugging Face tokenizer with a chat template
                      chat:list[dict], # a questioner's chat (record["messages"])
                      **template_kw, # chat template options; default `twentyq.protocols.template_kw`
                     ) -> tuple[str, list[tuple[int, int, int]]]:
-    "The rendered chat and, per assistant message, (message index, start, end): the characters of its reply and end-of-turn marker."
+    ("The rendered chat and, per assistant message, (message index, start, end): the characters of its reply "
+     "and end-of-turn marker.")
     kw = template_kw or _template_kw
     text, spans = _render(tok, chat, False, kw), []
     for k, m in enumerate(chat):
         if m["role"] != "assistant": continue
         a, b = _render(tok, chat[:k], True, kw), _render(tok, chat[:k+1], False, kw)
         if not (b.startswith(a) and text.startswith(b)):
-            raise ValueError(f"the chat template is not prefix-stable at message {k}: rendering the chat up to it is not a prefix "
-                             "of rendering the whole chat, so the questioner's tokens cannot be found")
+            raise ValueError(f"the chat template is not prefix-stable at message {k}: rendering the chat up to it is "
+                             "not a prefix of rendering the whole chat, so the questioner's tokens cannot be found")
         spans.append((k, len(a), len(b.rstrip())))
     return text, spans
 
@@ -78,10 +81,12 @@ def questioner_spans(tok, # a Hugging Face tokenizer with a chat template
 def load_tokenizer(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local folder or Hugging Face id
                    chat_template:str|None=None, # a Jinja chat template for models that ship none (as in `load_model`)
                   ):
-    "The tokenizer of `name` as `twentyq.models.load_model` gives it, without loading weights once an embedded model is converted."
+    ("The tokenizer of `name` as `twentyq.models.load_model` gives it, without loading weights once an "
+     "embedded model is converted.")
     from transformers import AutoTokenizer
     if name in embedded_models:
-        if not (converted_path(name)/"config.json").exists(): return load_model(name, device="cpu", chat_template=chat_template)[1]
+        if not (converted_path(name)/"config.json").exists():
+            return load_model(name, device="cpu", chat_template=chat_template)[1]
         where = converted_path(name)
         chat_template = chat_template or embedded_models[name].chat_template
     else: where = Path(name).expanduser() if Path(name).expanduser().is_dir() else name
@@ -98,13 +103,15 @@ def _label(tok, text, spans):
     ids, labels = list(enc["input_ids"]), []
     for i, (s, e) in zip(ids, enc["offset_mapping"]):
         if any(s < a < e or s < b < e for _, a, b in spans):
-            raise ValueError(f"token {tok.convert_ids_to_tokens(i)!r} at characters {s}-{e} straddles the edge of a questioner turn")
+            raise ValueError(f"token {tok.convert_ids_to_tokens(i)!r} at characters {s}-{e} straddles the "
+                             "edge of a questioner turn")
         labels.append(i if any(a <= s and e <= b and s < e for _, a, b in spans) else -100)
     return dict(input_ids=ids, labels=labels)
 
 def tokenize_chat(tok, # a fast Hugging Face tokenizer with a chat template
                   chat:list[dict], # a questioner's chat (record["messages"])
-                  only:int|None=None, # label only the assistant message at this index (and drop what follows it); None: all
+                  # label only the assistant message at this index (and drop what follows it); None: all
+                  only:int|None=None,
                   **template_kw, # chat template options; default `twentyq.protocols.template_kw`
                  ) -> dict:
     "`input_ids` of the rendered chat and `labels`: the token id on the questioner's tokens, -100 elsewhere."
@@ -138,20 +145,25 @@ def last_checkpoint(out:Path|str, # a training output folder
     from transformers.trainer_utils import get_last_checkpoint
     return Path(c) if Path(out).is_dir() and (c := get_last_checkpoint(str(out))) else None
 
-def lora_config(lora, # a peft LoraConfig, True for an adapter of rank `r` on every linear layer, or None/False: full fine-tuning
+def lora_config(
+                # a peft LoraConfig, True for an adapter of rank `r` on every linear layer, or None/False: full
+                # fine-tuning
+                lora,
                 r:int=16, # the adapter's rank, for True (the successor's: 64)
                 alpha:int=32, # its scale lora_alpha, for True (the successor's: 64)
                ):
-    "`lora` itself when it is a peft config; an adapter of rank `r` and scale `alpha` on every linear layer for True; None for False."
+    ("`lora` itself when it is a peft config; an adapter of rank `r` and scale `alpha` on every linear layer "
+     "for True; None for False.")
     if not lora: return None
     from peft import LoraConfig
-    return lora if not isinstance(lora, bool) else LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.0, target_modules="all-linear",
-                                                              task_type="CAUSAL_LM")
+    return lora if not isinstance(lora, bool) else LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.0,
+                                                              target_modules="all-linear", task_type="CAUSAL_LM")
 
 def _sft_config(out, on_cpu:bool, seed:int, save_steps:int|None, save_total_limit:int, args:dict):
     "TRL's SFTConfig: twentyq's defaults (no reports, a log line per step, float32 on CPU), overridden by `args`."
     from trl import SFTConfig
-    kw = dict(output_dir=str(out), report_to="none", logging_steps=1, seed=seed, data_seed=seed, gradient_checkpointing=False,
+    kw = dict(output_dir=str(out), report_to="none", logging_steps=1, seed=seed, data_seed=seed,
+              gradient_checkpointing=False,
               save_strategy="steps" if save_steps else "no", save_total_limit=save_total_limit)
     if save_steps: kw["save_steps"] = save_steps
     if on_cpu: kw.update(use_cpu=True, bf16=False)   # TRL asks for bf16 mixed precision by default
@@ -177,9 +189,12 @@ def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causa
         save_total_limit:int=2, # checkpoints kept (the latest)
         resume:bool=True, # continue from the last checkpoint in `out`, if there is one
         lora=False, # train a LoRA adapter: True (twentyq's default) or a `peft.LoraConfig`; False: every weight
-        **args, # `trl.SFTConfig` settings (max_steps, learning_rate, ...); with a model name also device and dtype (default float32)
+        # `trl.SFTConfig` settings (max_steps, learning_rate, ...); with a model name also device and dtype (default
+        # float32)
+        **args,
        ):
-    "Fine-tune `model` on `rows` with TRL's SFTTrainer, the loss on the labelled (questioner) tokens only; return the trainer."
+    ("Fine-tune `model` on `rows` with TRL's SFTTrainer, the loss on the labelled (questioner) tokens "
+     "only; return the trainer.")
     from datasets import Dataset
     from transformers import set_seed
     from trl import SFTTrainer
@@ -212,18 +227,20 @@ def sft_cmd(runs:str, # comma-separated run folders of the teacher questioners
             save_steps:int=50, # write a checkpoint every this many steps; a rerun resumes from the last
             device:str=None, # "cpu", "cuda", ... (default: CUDA when present); weights are float32
             **kwargs):
-    "Fine-tune a questioner on the shortest verified wins of teacher runs (rejection sampling), resuming from the last checkpoint in `out`."
+    ("Fine-tune a questioner on the shortest verified wins of teacher runs (rejection sampling), resuming from the "
+     "last checkpoint in `out`.")
     folders = [Path(r.strip()).expanduser() for r in runs.split(",") if r.strip()]
     kept, report = sft_data(folders, secrets=secrets, per_secret=per_secret)
     for k, v in report.items(): print(f"{k}: {v}")
-    if not kept: raise ValueError(f"no verified wins in {runs}: nothing to train on (a win counts when the judge's 'Finished' "
-                                  "answers a question that names the secret)")
+    if not kept:
+        raise ValueError(f"no verified wins in {runs}: nothing to train on (a win counts when the judge's 'Finished' "
+                         "answers a question that names the secret)")
     out = Path(out).expanduser() if out else Path("models")/f"{Path(model).name}-sft"
     rows = sft_rows(kept, load_tokenizer(model), per_turn=per_turn)
     print(f"rows: {len(rows)}, tokens: {sum(len(r['input_ids']) for r in rows)}, "
           f"labelled: {sum(l != -100 for r in rows for l in r['labels'])}")
     if ckpt := last_checkpoint(out): print(f"resuming from {ckpt}")
-    tr = sft(model, rows, out, device=device, save_steps=save_steps, lora=lora, num_train_epochs=epochs, learning_rate=lr,
-             per_device_train_batch_size=batch_size, max_steps=max_steps, **kwargs)
+    tr = sft(model, rows, out, device=device, save_steps=save_steps, lora=lora, num_train_epochs=epochs,
+             learning_rate=lr, per_device_train_batch_size=batch_size, max_steps=max_steps, **kwargs)
     loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
     print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")

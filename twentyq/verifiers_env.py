@@ -27,7 +27,8 @@ from .beliefs import game_beliefs
 # %% ../nbs/72_verifiers.ipynb #06941d14
 class TwentyQTaskConfig(vf.TaskConfig):
     "`--env.taskset.task.*`: scoring settings."
-    belief_scorer: str|None = None   # a model that scores the questioner's beliefs (the belief reward); None: no belief reward
+    # a model that scores the questioner's beliefs (the belief reward); None: no belief reward
+    belief_scorer: str|None = None
     belief_prompt: str|None = None   # "paper" or "cia" (None: cia's for the cia protocol)
 
 class TwentyQConfig(vf.TasksetConfig):
@@ -56,7 +57,8 @@ def run_spec(d:TwentyQData, # a task's data
     return replace(RunSpec(**d.spec), **names)
 
 # %% ../nbs/72_verifiers.ipynb #fa4223e7
-belief_only = dict(win=0.0, traj_len=0.0, invalid=0.0, repeated=0.0, valid_bonus=0.0, belief_weight=1.0)   # `turn_rewards`' belief term alone
+# `turn_rewards`' belief term alone
+belief_only = dict(win=0.0, traj_len=0.0, invalid=0.0, repeated=0.0, valid_bonus=0.0, belief_weight=1.0)
 
 class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
     "One game; its rewards read the game record the env leaves in `trace.info['game']`."
@@ -65,17 +67,21 @@ class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
 
     @vf.reward(weight=0.0)
     async def penalty(self, trace:vf.Trace) -> float:
-        "Minus the invalid and repeated questions (`rewards.question_penalties`); weight 0.1 gives `rewards.reward_row`'s penalties."
+        ("Minus the invalid and repeated questions (`rewards.question_penalties`); weight 0.1 gives "
+         "`rewards.reward_row`'s penalties.")
         p = question_penalties(trace.info["game"])
         return -float(p["invalid"] + p["repeated"])
 
     @vf.reward(weight=0.1)
     async def belief(self, trace:vf.Trace):
-        "ΔBelief-RL's belief term, summed over turns: Σ relu(ΔB_t), the winning turn's 0 (`rewards.turn_rewards`); no reward without a scorer."
+        ("ΔBelief-RL's belief term, summed over turns: Σ relu(ΔB_t), the winning turn's 0 (`rewards.turn_rewards`); "
+         "no reward without a scorer.")
         c, g = self.config, trace.info["game"]
         if not c.belief_scorer: return {}
-        lps = await asyncio.to_thread(game_beliefs, g, c.belief_scorer, c.belief_prompt or ("cia" if g["protocol"] == "cia" else "paper"))
-        trace.info.update(beliefs=lps, turn_rewards=turn_rewards(g, lps).tolist())   # the successor's r_t of every turn, for a turn-level trainer
+        lps = await asyncio.to_thread(game_beliefs, g, c.belief_scorer,
+                                      c.belief_prompt or ("cia" if g["protocol"] == "cia" else "paper"))
+        # the successor's r_t of every turn, for a turn-level trainer
+        trace.info.update(beliefs=lps, turn_rewards=turn_rewards(g, lps).tolist())
         return {"belief": float(turn_rewards(g, lps, **belief_only).sum())}
 
     @vf.metric
@@ -89,12 +95,14 @@ class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
     "One task per game of the run, in `twentyq play`'s order, prompted with the protocol's opening."
     def load(self):
         c = self.config
-        spec = RunSpec(questioner="", protocol=c.protocol, secrets=c.secrets, iterations=c.iterations, max_questions=c.max_questions, seed=c.seed,
-                       greedy=c.greedy, lenient=c.lenient, questioner_max_tokens=c.questioner_max_tokens, judge_max_tokens=c.judge_max_tokens)
+        spec = RunSpec(questioner="", protocol=c.protocol, secrets=c.secrets, iterations=c.iterations,
+                       max_questions=c.max_questions, seed=c.seed, greedy=c.greedy, lenient=c.lenient,
+                       questioner_max_tokens=c.questioner_max_tokens, judge_max_tokens=c.judge_max_tokens)
         P = run_protocol(spec)
         for g in game_specs(spec):
-            yield TwentyQTask(TwentyQData(id=f"{g['secret']}#{g['iteration']}", name=g["secret"], prompt=P.questioner_chat(new_game(P, **g)),
-                                          spec=asdict(spec), game=g, fresh_context=P.questioner_chat is not chat_so_far), c.task)
+            yield TwentyQTask(TwentyQData(id=f"{g['secret']}#{g['iteration']}", name=g["secret"],
+                                          prompt=P.questioner_chat(new_game(P, **g)), spec=asdict(spec), game=g,
+                                          fresh_context=P.questioner_chat is not chat_so_far), c.task)
 
 # %% ../nbs/72_verifiers.ipynb #1f91b3e2
 @functools.cache
@@ -105,7 +113,8 @@ def samplings(spec:RunSpec) -> tuple[Sampling, Sampling]:
 
 def _body(s:Sampling, seed) -> dict:
     "The request's sampling fields, as `serving.OpenAIBackend` sends them."
-    return dict(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed, extra_body=server_fields(s, template_kw))
+    return dict(temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed,
+                extra_body=server_fields(s, template_kw))
 
 def _wire(prompt) -> list[dict]:
     if isinstance(prompt, str): return [{"role": "user", "content": prompt}]
@@ -124,12 +133,16 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
         chat = ([{"role": "system", "content": system}] if system else []) + _wire(prompt)
         s = samplings(run_spec(data, questioner=ctx.model))[0]
         async with AsyncOpenAI(base_url=endpoint, api_key=secret) as client:
-            r = await client.chat.completions.create(model=ctx.model, messages=chat, **_body(s, trace.info.get("questioner_seed")))
+            r = await client.chat.completions.create(model=ctx.model, messages=chat,
+                                                     **_body(s, trace.info.get("questioner_seed")))
         return vf.ProgramResult(0, r.choices[0].message.content or "", "")
 
     async def resume(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url=None):
-        if data.fresh_context: return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls, data.model_copy(update={"prompt": messages}))
-        return await super().resume(ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url)
+        if data.fresh_context:
+            return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls,
+                                     data.model_copy(update={"prompt": messages}))
+        return await super().resume(ctx, trace, runtime, endpoint, secret, mcp_urls, data,
+                                    messages, tool_interception_url)
 
 # %% ../nbs/72_verifiers.ipynb #080f748e
 class TwentyQEnvConfig(vf.EnvConfig):
@@ -173,8 +186,10 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
             q.trace.info["questioner_seed"] = game_seeds(spec.seed, [game], "questioner")[0]
             segment = await q.turn()   # the task's prompt is the opening
             while not segment.terminated:
-                reply = next(m.content or "" for m in reversed(segment.messages) if m.role == "assistant")   # as written: twentyq keeps whitespace
-                if (chat := P.on_reply(game, reply)) is not None: P.on_judge(game, await self.judge_reply(P, game, chat, spec))
+                # as written: twentyq keeps whitespace
+                reply = next(m.content or "" for m in reversed(segment.messages) if m.role == "assistant")
+                if (chat := P.on_reply(game, reply)) is not None:
+                    P.on_judge(game, await self.judge_reply(P, game, chat, spec))
                 if game_over(P, game): break
                 q.trace.info["questioner_seed"] = game_seeds(spec.seed, [game], "questioner")[0]
                 segment = await q.turn(_shown(game, P))

@@ -23,7 +23,8 @@ __all__ = ['NGRAMS_CSV', 'EVALS_TSV', 'LMRL_TSV', 'LICENSE_COPIES', 'DIFFICULTIE
 NGRAMS_CSV = "google_books_v3_eng_1grams_with_pos_top10k_2010-2019.csv"  # `word_POS,count` lines
 EVALS_TSV = "openai_evals_twenty_questions.tsv"  # `word<TAB>easy|medium|hard` lines
 LMRL_TSV = "lmrl_gym_twenty_questions_objects.tsv"  # `word<TAB>category<TAB>variant;variant...`, `#` comments
-LICENSE_COPIES = {"openai_evals_twenty_questions_LICENSE.txt": "LICENSE-openai-evals.txt"}  # licence files shipped with the data
+# licence files shipped with the data
+LICENSE_COPIES = {"openai_evals_twenty_questions_LICENSE.txt": "LICENSE-openai-evals.txt"}
 DIFFICULTIES = ("easy", "medium", "hard")
 
 # %% ../nbs/05_wordlists.ipynb #a46ce1fd
@@ -50,7 +51,8 @@ STOP_WORDS = PRONOUN_LIKE | NOT_SECRETS
 # %% ../nbs/05_wordlists.ipynb #1446c139
 def _noun_lemma(word):
     try: from lemminflect import getLemma
-    except ImportError as e: raise ImportError("building the word lists needs lemminflect: pip install lemminflect") from e
+    except ImportError as e:
+        raise ImportError("building the word lists needs lemminflect: pip install lemminflect") from e
     lemmas = getLemma(word, upos="NOUN")
     return lemmas[0] if lemmas else None
 
@@ -145,12 +147,15 @@ def load_secrets(path:Path|str, # a word-list file, or the name of a shipped lis
     for r in rows:
         d = dict(zip(header[1:], r[1:]))
         secret = r[0]
-        variants = [v.strip() for v in d.get("variants", "").split(";") if v.strip() and v.strip().lower() != secret.lower()]
-        recs.append(dict(secret=secret, variants=variants, difficulty=d.get("difficulty") or None, category=d.get("category") or None))
+        variants = [v.strip() for v in d.get("variants", "").split(";")
+                    if v.strip() and v.strip().lower() != secret.lower()]
+        recs.append(dict(secret=secret, variants=variants, difficulty=d.get("difficulty") or None,
+                         category=d.get("category") or None))
     if not recs: raise ValueError(f"no secrets in {path}")
     dups = [w for w, n in Counter(r["secret"].lower() for r in recs).items() if n > 1]
     if dups: raise ValueError(f"duplicated secrets in {path}: {', '.join(dups)}")
-    df = pd.DataFrame({c: pd.Series([r[c] for r in recs], dtype=object) for c in ["secret", "variants", "difficulty", "category"]})
+    df = pd.DataFrame({c: pd.Series([r[c] for r in recs], dtype=object)
+                       for c in ["secret", "variants", "difficulty", "category"]})
     df.attrs["path"] = str(path)
     return df
 
@@ -168,7 +173,8 @@ this repository); do not edit by hand. To rebuild:
 | nouns_train.txt | {n_train} | training secrets: a random split of nouns_all.txt (seed {seed}), most frequent first |
 | nouns_test.txt | {n_test} | test secrets: the rest of nouns_all.txt, most frequent first |
 | evals207.tsv | {n_evals} | `word<TAB>difficulty`: the secrets of OpenAI evals' twenty_questions ({difficulties}) |
-| lmrl158.tsv | {n_lmrl} | `word<TAB>category<TAB>variants` (`;`-separated, starting with the word): LMRL-Gym's objects |
+| lmrl158.tsv | {n_lmrl} | `word<TAB>category<TAB>variants` (`;`-separated, starting with the word): \
+LMRL-Gym's objects |
 
 ## nouns_*.txt
 Ranked by the count of the lowercase token tagged NOUN in books of 2010-2019, from
@@ -201,7 +207,8 @@ No glosses are kept. Derived from WordNet 3.0 (Princeton University, https://wor
 as installed by Debian's `wordnet-base` package. To rebuild from a WordNet 3.0 dictionary folder
 (the one holding index.noun, data.noun and noun.exc):
 
-    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from twentyq.knowledge import build_knowledge; build_knowledge('/usr/share/wordnet')"
+    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from twentyq.knowledge import build_knowledge; \
+build_knowledge('/usr/share/wordnet')"
 
 WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the WordNet 3.0
 licence, reproduced verbatim in LICENSE-wordnet.txt; it applies to the derived file too.
@@ -239,11 +246,13 @@ def build_wordlists(src:Path|str, # folder with the raw source files
     write_tsv(out["lmrl158"], ["word", "category", "variants"], lmrl)
     for f, g in LICENSE_COPIES.items():
         if (src/f).exists(): shutil.copyfile(src/f, dest/g); out[g] = dest/g
-    difficulties = ", ".join(f"{n} {d}" for d, n in sorted(Counter(r[1] for r in evals).items(), key=lambda x: DIFFICULTIES.index(x[0])))
+    difficulties = ", ".join(f"{n} {d}" for d, n in sorted(Counter(r[1] for r in evals).items(),
+                                                           key=lambda x: DIFFICULTIES.index(x[0])))
     out["README"] = dest/"README.md"
     out["README"].write_text(DATA_README.format(n_all=len(nouns), n_train=len(train), n_test=len(test), seed=seed,
         n_evals=len(evals), n_lmrl=len(lmrl), difficulties=difficulties, ngrams=NGRAMS_CSV), encoding="utf-8")
-    for k in ["nouns_all", "nouns_train", "nouns_test", "evals207", "lmrl158"]: load_secrets(out[k])  # fails on a bad build
+    # fails on a bad build
+    for k in ["nouns_all", "nouns_train", "nouns_test", "evals207", "lmrl158"]: load_secrets(out[k])
     return out
 
 # %% ../nbs/05_wordlists.ipynb #e247f783

@@ -15,12 +15,13 @@ import pandas as pd
 from fastcore.basics import patch
 from .sampling import Abilities, chat_seeds
 from .wordlists import load_secrets
-from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_intro, paper_judge_system, paper_judge_user,
+from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_intro,
+                               paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
 from .runs import belief_points
-from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_truth, length_question, letter_question, letters,
-                               load_knowledge, named_word, norm, semantic_questions, word_chain)
+from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_truth, length_question, letter_question,
+                               letters, load_knowledge, named_word, norm, semantic_questions, word_chain)
 
 # %% auto #0
 __all__ = ['LETTER_MARGIN', 'get_pool', 'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores',
@@ -65,8 +66,9 @@ def get_pool(words:list[str], # the candidates, in order of preference (the firs
     masks = {q: m for q, m in {**sem, **_letter_masks(keys)}.items() if 0 < m < full}
     pos = {k: i for i, k in enumerate(keys)}
     name_mask = {q: sum(1 << pos[n] for n in names.get(q, ()) if n in pos) for q in masks}
-    pool = dict(words=[shown[k] for k in keys], keys=keys, pos=pos, full=full, kn=kn, masks=masks, semantic=set(sem) & set(masks),
-                name_mask=name_mask, questions=sorted(masks), live={}, best={}, extra={})
+    pool = dict(words=[shown[k] for k in keys], keys=keys, pos=pos, full=full, kn=kn, masks=masks,
+                semantic=set(sem) & set(masks), name_mask=name_mask, questions=sorted(masks),
+                live={}, best={}, extra={})
     _pools[key] = pool
     if len(_pools) > 512: _pools.popitem(last=False)
     return pool
@@ -78,23 +80,28 @@ def question_mask(pool:dict, # a pool
     "Mask of the candidates `question` is true of, or None if the knowledge cannot read it."
     q = " ".join(question.split())
     if q in pool["masks"]: return pool["masks"][q]
-    if knowledge_truth(q, "", pool["kn"]) is None: return None   # whether the knowledge reads a question does not depend on the word
-    if q not in pool["extra"]: pool["extra"][q] = sum(1 << i for i, k in enumerate(pool["keys"]) if knowledge_truth(q, k, pool["kn"]))
+    # whether the knowledge reads a question does not depend on the word
+    if knowledge_truth(q, "", pool["kn"]) is None: return None
+    if q not in pool["extra"]:
+        pool["extra"][q] = sum(1 << i for i, k in enumerate(pool["keys"]) if knowledge_truth(q, k, pool["kn"]))
     return pool["extra"][q]
 
 # %% ../nbs/13_wordnet.ipynb #629faa5d
 def answer_word(text:str|None, # a judge's answer as the questioner sees it
                ) -> str|None:
-    "Yes, No or Finished (the first such word, or evals' verdict on a guess), or None for cia's invalid or repeated message, for a skip or anything else."
+    ("Yes, No or Finished (the first such word, or evals' verdict on a guess), or None for cia's invalid or repeated "
+     "message, for a skip or anything else.")
     t = (text or "").strip().lower()
     if t.startswith("guess") and "incorrect" in t: return "No"
     if t.startswith("correct"): return "Finished"
-    if t in (cia_invalid_answer.lower(), cia_repeated_answer.lower()): return None   # cia: no answer (its 'yes/no' is no Yes)
+    # cia: no answer (its 'yes/no' is no Yes)
+    if t in (cia_invalid_answer.lower(), cia_repeated_answer.lower()): return None
     m = re.search(r"\b(yes|no|finished|skip)\b", t)
     return m.group(1).capitalize() if m and m.group(1) != "skip" else None
 
 def _constraint(pool, question, answer):
-    "(mask, keep) for one answered question: keep (or drop, keep=False) the candidates in mask; None if it says nothing."
+    ("(mask, keep) for one answered question: keep (or drop, keep=False) the candidates in mask; "
+     "None if it says nothing.")
     a = answer_word(answer)
     if a is None: return None
     named = pool["pos"].get(named_word(question))
@@ -156,18 +163,21 @@ def best_question(pool:dict, # a pool
 def question_scores(pool:dict, # a pool
                     path:list[int], # candidate masks after each answer (candidate_path)
                    ) -> list[tuple[float, str]]:
-    "(score, question) of each question that splits the candidates `path[-1]` and names none, best first: bits gained, less LETTER_MARGIN for letters."
+    ("(score, question) of each question that splits the candidates `path[-1]` and names none, best first: bits "
+     "gained, less LETTER_MARGIN for letters.")
     m = path[-1]; n = m.bit_count()
     scored = [(_entropy((pool["masks"][q] & m).bit_count(), n) - (0.0 if q in pool["semantic"] else LETTER_MARGIN), q)
               for q in _splitting(pool, path) if not pool["name_mask"][q] & m]
-    return sorted(scored, key=lambda x: (-x[0], x[1] not in pool["semantic"]))   # stable: among equals, meaning first, then alphabetical
+    # stable: among equals, meaning first, then alphabetical
+    return sorted(scored, key=lambda x: (-x[0], x[1] not in pool["semantic"]))
 
 def sample_question(pool:dict, # a pool
                     path:list[int], # candidate masks after each answer (candidate_path)
                     sampling, # a `Sampling` with temperature > 0: its top_k and top_p apply as to a model's tokens
                     rng=random, # the random generator to draw with
                    ) -> str|None:
-    "A question drawn with probability ∝ exp(score / temperature) among the top_k best, cut to the top_p; None if none separates the candidates."
+    ("A question drawn with probability ∝ exp(score / temperature) among the top_k best, cut to the top_p; None if "
+     "none separates the candidates.")
     scored = question_scores(pool, path)[:sampling.top_k or None]
     if not scored: return None
     w = [math.exp((s - scored[0][0]) / sampling.temperature) for s, _ in scored]
@@ -179,7 +189,8 @@ def sample_question(pool:dict, # a pool
 
 def _question(pool, path, sampling, rng):
     "The best question when `sampling` is None or greedy, else a drawn one."
-    return best_question(pool, path) if sampling is None or sampling.greedy else sample_question(pool, path, sampling, rng)
+    return (best_question(pool, path) if sampling is None or sampling.greedy
+            else sample_question(pool, path, sampling, rng))
 
 # %% ../nbs/13_wordnet.ipynb #58283d00
 _paper_max = re.compile(r"maximum of (\d+) questions")
@@ -198,7 +209,8 @@ def _pairs(msgs):
 
 def read_questioner_chat(chat:list[dict], # the chat a protocol gives its questioner
                         ) -> dict:
-    "The game so far: protocol, (question, answer) pairs, questions asked, whether the next reply must be a guess, and the shortlist."
+    ("The game so far: protocol, (question, answer) pairs, questions asked, whether the next reply must be a "
+     "guess, and the shortlist.")
     first = chat[0]["content"] if chat else ""
     if len(chat) == 1 and chat[0]["role"] == "user" and first.startswith(lmrl_intro):
         h = _lmrl_history.search(first)
@@ -209,10 +221,11 @@ def read_questioner_chat(chat:list[dict], # the chat a protocol gives its questi
     if "The other player has thought of a noun" in first:
         m, s = _evals_max.search(first), _shortlist.search(first)
         asked = sum(evals_classify(q)[0] == "question" for q, _ in qa)
-        return dict(protocol="evals", qa=qa, asked=asked, must_guess=asked >= (int(m.group(1)) if m else 20) - 1, final=False,
-                    shortlist=_words_of(s.group(1)) if s else None)
+        return dict(protocol="evals", qa=qa, asked=asked, must_guess=asked >= (int(m.group(1)) if m else 20) - 1,
+                    final=False, shortlist=_words_of(s.group(1)) if s else None)
     m = _paper_max.search(first)
-    return dict(protocol="paper", qa=qa, asked=len(qa), must_guess=len(qa) >= (int(m.group(1)) if m else 20) - 1, final=False, shortlist=None)
+    return dict(protocol="paper", qa=qa, asked=len(qa), must_guess=len(qa) >= (int(m.group(1)) if m else 20) - 1,
+                final=False, shortlist=None)
 
 # %% ../nbs/13_wordnet.ipynb #0a2cade6
 def next_move(chat:list[dict], # the chat a protocol gives its questioner
@@ -244,15 +257,19 @@ class WordNetQuestioner:
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
     roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (`ideal_beliefs`)
     can = Abilities()   # no model: none of an engine's abilities
-    def __init__(self, candidates:list[str]|str|None=None, # candidates: a list, a word-list file or shipped list name; None: nouns_all
+    def __init__(self,
+                 # candidates: a list, a word-list file or shipped list name; None: nouns_all
+                 candidates:list[str]|str|None=None,
                  knowledge=None, # the knowledge (None: the shipped file)
                  **ignored, # the backend options a rollout passes (engine, device, dtype, batch_size, ...)
                 ):
-        self.name = "wordnet" if candidates is None or not isinstance(candidates, (str, Path)) else f"wordnet:{candidates}"
+        self.name = ("wordnet" if candidates is None or not isinstance(candidates, (str, Path))
+                     else f"wordnet:{candidates}")
         self.candidates, self.knowledge = _candidate_words(candidates), load_knowledge(knowledge)
 
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
-        "The next reply in each chat: the best question if `sampling` is None or greedy, else one drawn with the chat's seed."
+        ("The next reply in each chat: the best question if `sampling` is None or greedy, else one "
+         "drawn with the chat's seed.")
         seeds = chat_seeds(sampling, len(chats)) if sampling is not None else [None] * len(chats)
         return [next_move(c, self.candidates, self.knowledge, sampling, random.Random(s)) for c, s in zip(chats, seeds)]
 
@@ -276,10 +293,12 @@ def read_judge_chat(chat:list[dict], # a judge chat of the paper, evals or LMRL 
                    ) -> tuple[str, str, str]:
     "(protocol, secret, question)."
     sys_ = chat[0]["content"] if chat[0]["role"] == "system" else ""
-    if (s := _paper_sys.fullmatch(sys_)) and (u := _paper_user.fullmatch(chat[-1]["content"])): return "paper", s.group(1), u.group(1)
+    if (s := _paper_sys.fullmatch(sys_)) and (u := _paper_user.fullmatch(chat[-1]["content"])):
+        return "paper", s.group(1), u.group(1)
     if s := _evals_sys.fullmatch(sys_): return "evals", s.group(1), chat[-1]["content"]
     if u := _lmrl.fullmatch(chat[-1]["content"]): return "lmrl", u.group(1), u.group(2)
-    if sys_ == cia_judge_system and (u := _cia_user.fullmatch(chat[-1]["content"])): return "cia", u.group(1), u.group(3)
+    if sys_ == cia_judge_system and (u := _cia_user.fullmatch(chat[-1]["content"])):
+        return "cia", u.group(1), u.group(3)
     raise ValueError("not a judge chat of the paper, evals, LMRL or cia protocol")
 
 def cia_history(chat:list[dict], # a judge chat of the cia protocol
@@ -291,10 +310,12 @@ def cia_history(chat:list[dict], # a judge chat of the cia protocol
 # %% ../nbs/13_wordnet.ipynb #4ae4b447
 def _reason(question, secret, kn):
     "One sentence of what the knowledge says about `secret`, for the paper judge's <think>."
-    if form_answer(question, secret) is not None: return f"The secret word, {secret}, is spelled {'-'.join(letters(secret))}."
+    if form_answer(question, secret) is not None:
+        return f"The secret word, {secret}, is spelled {'-'.join(letters(secret))}."
     if not (c := word_chain(secret, kn)): return f"WordNet does not know {secret}."
     kinds = [n for s in c[1:] if (n := kn["synsets"][s][0]) != ROOT]
-    return f"WordNet files {secret} under {kn['synsets'][c[0]][1]}" + (f", a kind of {', '.join(kinds)}." if kinds else ".")
+    return (f"WordNet files {secret} under {kn['synsets'][c[0]][1]}"
+            + (f", a kind of {', '.join(kinds)}." if kinds else "."))
 
 _explicit_guess = re.compile(r"\s*(?:\[\s*guess\b|is the secret word\b|is the object\b).*", re.I | re.S)
 
@@ -304,23 +325,29 @@ def knowledge_answer(question:str, # the question
                     ) -> tuple[str|None, str]:
     "(Yes, No or Finished, or None if the knowledge cannot read the question; a one-sentence reason)."
     if named_word(question) == norm(secret): return "Finished", f"The question names the secret word, {secret}."
-    if (t := knowledge_truth(question, secret, kn)) is not None: return ("Yes" if t else "No"), _reason(question, secret, kn)
-    if _explicit_guess.fullmatch(question or ""): return "No", f"The question names {named_word(question)}, not the secret word."
+    if (t := knowledge_truth(question, secret, kn)) is not None:
+        return ("Yes" if t else "No"), _reason(question, secret, kn)
+    if _explicit_guess.fullmatch(question or ""):
+        return "No", f"The question names {named_word(question)}, not the secret word."
     return None, "The knowledge cannot read this question."
 
 # %% ../nbs/13_wordnet.ipynb #b16de183
-_yes_no_start = re.compile(r"\s*(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had)\b", re.I)
+_yes_no_start = re.compile(
+    r"\s*(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had)\b", re.I)
 
 def _cia_verdict(question, history, a, why):
-    "The knowledge judge under cia: Invalid for what is no yes/no question, Repeated for a question asked before, else its answer."
+    ("The knowledge judge under cia: Invalid for what is no yes/no question, Repeated for a question asked "
+     "before, else its answer.")
     if cia_invalid(question) or not _yes_no_start.match(question): return "Invalid", "This is not one yes/no question."
-    if " ".join(question.split()).lower() in {" ".join(h.split()).lower() for h in history}: return "Repeated", "This was asked before."
+    if " ".join(question.split()).lower() in {" ".join(h.split()).lower() for h in history}:
+        return "Repeated", "This was asked before."
     return (a, why) if a is not None else ("No", why + " Unreadable questions are answered No.")
 
 def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia protocol
                 kn:dict, # the knowledge
                ) -> str:
-    "The knowledge's reply in the protocol's form (unreadable questions: No, or evals' skip; cia: Invalid and Repeated too)."
+    ("The knowledge's reply in the protocol's form (unreadable questions: No, or evals' skip; cia: "
+     "Invalid and Repeated too).")
     protocol, secret, question = read_judge_chat(chat)
     a, why = knowledge_answer(question, secret, kn)
     if protocol == "evals": return {"Yes": "yes", "Finished": "yes", "No": "no"}.get(a, "skip")
@@ -360,7 +387,8 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
     "One game per secret, the WordNet questioner against `judge`, played in lockstep; the game records."
     P = get_protocol(protocol)
     P = replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)
-    table = load_secrets(secrets) if isinstance(secrets, (str, Path)) else pd.DataFrame(dict(secret=list(secrets), variants=[[]] * len(secrets)))
+    table = (load_secrets(secrets) if isinstance(secrets, (str, Path))
+             else pd.DataFrame(dict(secret=list(secrets), variants=[[]] * len(secrets))))
     qb, jb = WordNetQuestioner(candidates, knowledge), judge or KnowledgeJudge(knowledge)
     pool = table.secret.tolist()
     games = [new_game(P, s, 0, variants=v, questioner=qb.name, judge=jb.name,
@@ -368,7 +396,8 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
              for i, (s, v) in enumerate(zip(table.secret, table.variants))]
     active = list(games)
     while active:
-        judged = [(g, c) for g, r in zip(active, qb.generate([P.questioner_chat(g) for g in active])) if (c := P.on_reply(g, r)) is not None]
+        judged = [(g, c) for g, r in zip(active, qb.generate([P.questioner_chat(g) for g in active]))
+                  if (c := P.on_reply(g, r)) is not None]
         if judged:
             for (g, _), raw in zip(judged, jb.generate([c for _, c in judged])): P.on_judge(g, raw)
         active = [g for g in active if not game_over(P, g)]
@@ -381,7 +410,8 @@ def _record_qa(record):
     out = []
     for t in record.get("turns") or []:
         if t.get("kind") == "guess" and t.get("guess"):
-            out.append((f"[GUESS {t['guess']}]", t.get("answer") or "No"))   # evals: "Guess X is incorrect" leaves answer None
+            # evals: "Guess X is incorrect" leaves answer None
+            out.append((f"[GUESS {t['guess']}]", t.get("answer") or "No"))
         else: out.append((t.get("question") or "", t.get("answer")))
     return out
 
@@ -391,7 +421,8 @@ def _record_path(record, candidates, knowledge):
     return pool, candidate_path(pool, _record_qa(record))
 
 def candidates_left(record:dict, # a game record
-                    candidates:list[str]|str|None=None, # the candidates (a list, a word-list file or shipped list name; None: nouns_all)
+                    # the candidates (a list, a word-list file or shipped list name; None: nouns_all)
+                    candidates:list[str]|str|None=None,
                     knowledge=None, # the knowledge (None: the shipped file)
                    ) -> list[int]:
     "How many candidates are consistent with the game's answers: before any (t=0), then after each turn."
@@ -403,15 +434,18 @@ def ideal_beliefs(records:list[dict], # game records
                   knowledge=None, # the knowledge (None: the shipped file)
                   run:str="", # the run's name, for the `run` column
                  ) -> pd.DataFrame:
-    "The ideal observer's log-probability of the secret at each scored state: columns run, game_id, scorer, secret, turn, logprob."
+    ("The ideal observer's log-probability of the secret at each scored state: columns run, game_id, scorer, "
+     "secret, turn, logprob.")
     rows = []
     for r in records:
         pool, path = _record_path(r, candidates, knowledge)
-        at, i = {t.get("turn", k + 1): k + 1 for k, t in enumerate(r.get("turns") or [])}, pool["pos"].get(norm(r["secret"]))
+        at, i = ({t.get("turn", k + 1): k + 1 for k, t in enumerate(r.get("turns") or [])},
+                 pool["pos"].get(norm(r["secret"])))
         for turn, _ in belief_points(r):
             m = path[at[turn] if turn else 0]
             lp = -math.log(m.bit_count()) if i is not None and m >> i & 1 else float("nan")
-            rows.append(dict(run=run, game_id=r.get("game_id"), scorer="wordnet", secret=r["secret"], turn=turn, logprob=lp))
+            rows.append(dict(run=run, game_id=r.get("game_id"), scorer="wordnet",
+                             secret=r["secret"], turn=turn, logprob=lp))
     return pd.DataFrame(rows, columns=["run", "game_id", "scorer", "secret", "turn", "logprob"])
 
 # %% ../nbs/13_wordnet.ipynb #d12abcb1
@@ -424,7 +458,8 @@ def knowledge_contradictions(record:dict, # a game record
         a = t.get("answer")
         if t.get("judge_raw") is None or a not in ("Yes", "No", "Finished"): continue
         want = knowledge_answer(t.get("question") or "", record["secret"], kn)[0]
-        if want == "Finished" and record.get("protocol", "paper") not in ("paper", "cia"): want = "Yes"   # evals and LMRL judges: yes
+        # evals and LMRL judges: yes
+        if want == "Finished" and record.get("protocol", "paper") not in ("paper", "cia"): want = "Yes"
         if want is not None and want != a: out.append(t.get("turn", k + 1))
     return out
 
