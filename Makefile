@@ -38,7 +38,7 @@ $(DEV_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
 	touch $@
 
-# twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/70-72): make test and the docs install them; the main job needs neither
+# twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/70-73): make test and the docs install them; the main job needs neither
 EXTRAS_STAMP := $(VENV)/.twentyq-extras
 
 extras: $(EXTRAS_STAMP)
