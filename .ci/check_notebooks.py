@@ -1,7 +1,8 @@
-"""Fail when a notebook is not clean, the exported library is out of sync, or README.md is not the render of nbs/index.ipynb.
+"""Fail when a notebook is not clean, the exported library is out of sync, an exported line is over 120 characters, or
+README.md is not the render of nbs/index.ipynb.
 
 Works on a copy of the project, so it never changes your working tree (`--write-readme` rewrites README.md)."""
-import filecmp, re, shutil, subprocess, sys, tempfile
+import filecmp, json, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -22,6 +23,13 @@ def diff_trees(a: Path, b: Path, rel=""):
     for d in cmp.common_dirs: bad += diff_trees(a/d, b/d, f"{rel}{d}/")
     return bad
 
+def long_lines(nbs: Path, limit=120):
+    "'nbs/NB.ipynb cell ID: N characters' for each line of an exported cell over `limit` characters."
+    return [f"{nb.relative_to(nbs.parent)} cell {c.get('id')}: a line of {len(l)} characters (at most {limit})"
+            for nb in sorted(nbs.rglob("*.ipynb")) for c in json.loads(nb.read_text())["cells"]
+            if c["cell_type"] == "code" and re.match(r"#\|\s*export", "".join(c["source"]))
+            for l in "".join(c["source"]).splitlines() if len(l) > limit]
+
 def main():
     if "--write-readme" in sys.argv:
         (root/"README.md").write_text(render_readme(root/"nbs"/"index.ipynb")); return
@@ -34,10 +42,11 @@ def main():
         problems += [f"nbs/{f}: not clean (run nbdev-clean)" for f in diff_trees(root/"nbs", d/"nbs") if f.endswith(".ipynb")]
         subprocess.run([bin_/"nbdev-export"], cwd=d, check=True)
         problems += [f"twentyq/{f}: out of sync with the notebooks (run nbdev-export)" for f in diff_trees(root/"twentyq", d/"twentyq")]
+    problems += long_lines(root/"nbs")
     if (root/"README.md").read_text() != render_readme(root/"nbs"/"index.ipynb"):
         problems.append("README.md: not the render of nbs/index.ipynb (run make readme)")
     for p in problems: print("FAIL", p)
     if problems: sys.exit(1)
-    print("notebooks clean, library in sync, README rendered from index.ipynb")
+    print("notebooks clean, library in sync, exported lines within 120 characters, README rendered from index.ipynb")
 
 if __name__ == "__main__": main()

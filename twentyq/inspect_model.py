@@ -23,23 +23,26 @@ def twentyq_chat(messages:list, # Inspect's chat messages
     return [{"role": m.role, "content": m.text} for m in messages]
 
 # %% ../nbs/71_inspect_model.ipynb #6f23184d
-_sampling = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "max_tokens": "max_new_tokens", "seed": "seed"}
-_inspects_own = {"max_retries", "timeout", "attempt_timeout", "max_connections", "max_tool_output", "cache_prompt", "batch", "system_message"}
+_sampling = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "max_tokens": "max_new_tokens",
+             "seed": "seed"}
+_inspects_own = {"max_retries", "timeout", "attempt_timeout", "max_connections", "max_tool_output", "cache_prompt",
+                 "batch", "system_message"}
 
 def sampling_of(config:GenerateConfig, # Inspect's generation config of one call
                ) -> Sampling:
     "The twentyq sampling of `config`; an option a twentyq engine cannot apply is an error naming it."
     given = config.model_dump(exclude_none=True)
     if refused := sorted(set(given) - set(_sampling) - _inspects_own):
-        raise ValueError(f"twentyq players cannot apply Inspect's {', '.join(refused)}: they take {', '.join(_sampling)}")
+        raise ValueError(f"twentyq players cannot apply Inspect's {', '.join(refused)}: "
+                         f"they take {', '.join(_sampling)}")
     kw = {_sampling[k]: v for k, v in given.items() if k in _sampling}
     if "seed" in kw: kw["seed"] = [kw["seed"]]   # the reply's own generator, as `twentyq play` seeds each game's reply
     return Sampling(**kw)
 
 # %% ../nbs/71_inspect_model.ipynb #9866cb85
-@modelapi(name="twentyq")
 class TwentyqModel(ModelAPI):
-    "`--model twentyq/<player>`: a twentyq player (`players.player`) as an Inspect model; `-M engine=... -M server=...` and the engine's options."
+    ("`--model twentyq/<player>`: a twentyq player (`players.player`) as an Inspect model; "
+     "`-M engine=... -M server=...` and the engine's options.")
     def __init__(self, model_name:str, # the player: an embedded name, local folder, hub id, or "wordnet"
                  base_url:str|None=None, # Inspect's --model-base-url: the server of an engine on servers
                  api_key:str|None=None, # unused (servers read their key from the environment, as twentyq's engines do)
@@ -65,3 +68,6 @@ class TwentyqModel(ModelAPI):
         out = ModelOutput.from_content(model=f"twentyq/{self.model_name}", content=text)
         out.usage = usage
         return out
+
+modelapi(name="twentyq")(TwentyqModel)   # Inspect's registry: `twentyq/...` names this provider
+

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/60_report.ipynb #e5266b72
 from __future__ import annotations
-import html, json, time
+import html, json, textwrap, time
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -15,8 +15,9 @@ from .core import repo_root
 from .runs import plain, model_label
 
 # %% auto #0
-__all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'failed_item',
-           'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks', 'run_model_notebooks']
+__all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'text_overlaps',
+           'legible', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks',
+           'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
@@ -60,10 +61,11 @@ def save_item(out:Path|str, # report folder
               has_data:bool|None=None,
               reading:str|None=None, # what the item shows, in one line, read first (display names: `model_label`)
              ) -> dict:
-    "Write `fig` (PNG, SVG), `table` (CSV) and a JSON card for the report index; return the card."
+    "Write `fig` (PNG, SVG; made `legible`), `table` (CSV) and a JSON card for the report index; return the card."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     files = []
     if fig is not None:
+        legible(fig, stem)
         for ext in ("png", "svg"):
             fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
@@ -79,6 +81,70 @@ def nothing_to_show(reason:str, # why the item is empty, in a sentence
     "Show (in a notebook) and return the note that replaces an empty figure."
     from IPython.display import display, Markdown
     display(Markdown(f"**Nothing to show:** {reason}")); return reason
+
+# %% ../nbs/60_report.ipynb #6c2f9d84
+def _drawn(texts, # matplotlib texts
+           r, # the figure's renderer
+          ) -> list[tuple[str, object]]:
+    "The (text, pixel box) of each visible, non-empty text in `texts`."
+    return [(t.get_text(), t.get_window_extent(r)) for t in texts if t.get_visible() and t.get_text().strip()]
+
+def _shown_ticklabels(axis) -> list:
+    "The tick labels `axis` draws: its major ticks' labels inside the view."
+    lo, hi = sorted(axis.get_view_interval()); eps = 1e-9 * (hi - lo or 1)
+    return [t.label1 for t in axis.get_major_ticks() if lo - eps <= t.get_loc() <= hi + eps]
+
+def _clashes(named:list[tuple[str, object]], # (text, pixel box) pairs
+             what:str, # where they are, for the message
+            ) -> list[str]:
+    "'what: a and b' for each pair of boxes in `named` that overlap by more than a pixel each way."
+    return [f"{what}: {a!r} and {b!r}" for i, (a, ba) in enumerate(named) for b, bb in named[i + 1:]
+            if min(ba.x1, bb.x1) - max(ba.x0, bb.x0) > 1 and min(ba.y1, bb.y1) - max(ba.y0, bb.y0) > 1]
+
+
+# %% ../nbs/60_report.ipynb #7d3a0e95
+def text_overlaps(fig, # a matplotlib figure
+                 ) -> list[str]:
+    ("Each pair of tick labels (of one axis), legend entries (of one legend) or panel titles that overlap when `fig` "
+     "is drawn.")
+    fig.canvas.draw(); r = fig.canvas.get_renderer()
+    found = []
+    for n, ax in enumerate(fig.axes):
+        panel = ax.get_title() or f"panel {n + 1}"
+        for axis in (ax.xaxis, ax.yaxis):
+            found += _clashes(_drawn(_shown_ticklabels(axis), r), f"{panel}, {axis.axis_name} tick labels")
+        if (leg := ax.get_legend()) is not None: found += _clashes(_drawn(leg.get_texts(), r), f"{panel}, legend")
+    for leg in fig.legends: found += _clashes(_drawn(leg.get_texts(), r), "the figure's legend")
+    return found + _clashes(_drawn([ax.title for ax in fig.axes], r), "panel titles")
+
+
+# %% ../nbs/60_report.ipynb #b17e4cd9
+def _x_crowded(ax, r) -> bool:
+    "Whether two of the x tick labels `ax` draws overlap."
+    return bool(_clashes(_drawn(_shown_ticklabels(ax.xaxis), r), "x"))
+
+def _relabel_x(ax, # an axes whose x tick labels overlap
+               how:str, # "wrap" (lines of at most 12 characters) or "upright"
+              ):
+    "Wrap, or turn upright on one line, the x tick labels `ax` draws."
+    shown = _shown_ticklabels(ax.xaxis)
+    one_line = [t.get_text().replace("\n", " ") for t in shown]
+    ax.set_xticks([t.get_position()[0] for t in shown],
+                  labels=[textwrap.fill(l, 12) for l in one_line] if how == "wrap" else one_line)
+    if how == "upright": ax.tick_params(axis="x", labelrotation=90)
+
+def legible(fig, # a matplotlib figure
+            stem:str="figure", # its name, for the error
+           ):
+    "`fig` with its crowded x tick labels wrapped, then turned upright; a ValueError names any overlap left."
+    for how in ("wrap", "upright"):
+        fig.canvas.draw(); r = fig.canvas.get_renderer()
+        for ax in [ax for ax in fig.axes if _x_crowded(ax, r)]: _relabel_x(ax, how)
+    if found := text_overlaps(fig):
+        raise ValueError(f"{stem}: {len(found)} overlapping texts a reader cannot tell apart, "
+                         f"e.g. {'; '.join(found[:3])}")
+    return fig
+
 
 # %% ../nbs/60_report.ipynb #bd1a35d7
 def failed_item(out:Path|str, # report folder

@@ -20,7 +20,8 @@ from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
 from .runs import belief_points
-from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_truth, length_question, letter_question,
+from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_truth, length_question,
+                               letter_question,
                                letters, load_knowledge, named_word, norm, semantic_questions, word_chain)
 
 # %% auto #0
