@@ -279,6 +279,7 @@ def report_inputs(runs_dir:Path|str|None=None, # folder of run folders (None: `e
     if (ss := _listed(scorers)) is not None: beliefs = beliefs[beliefs.scorer.isin(ss)]
     return games, beliefs.reset_index(drop=True), report_dir(out_dir)
 
+# %% ../nbs/41_analysis.ipynb #400d2a69
 def report_dir(out_dir:Path|str|None=None, # report folder (None: a new temporary folder)
               ) -> Path:
     "The report folder a figure notebook writes into, created if missing."

@@ -122,6 +122,7 @@ def _slab_layer():
         def get_seq_length(self): return self.n
     return _Slab
 
+# %% ../nbs/10_backend.ipynb #5458b675
 def kv_layout(model, # a transformers causal LM
              ) -> tuple[int, int, int]|None:
     ("(layers, kv heads, head dim) if every layer caches plain keys and values of one shape (what the "
@@ -308,6 +309,7 @@ def _decode(self:HFBackend, st, # the slab, prefilled
         logits, n, nxt = out.logits[:, -1].float(), n + 1, nxt + 1
         self.stats["decode_steps"] += 1; self.stats["decode_rows"] += m
 
+# %% ../nbs/10_backend.ipynb #ba023ff2
 @patch
 def _keep(self:HFBackend, prompt, gen, kv, lead, Tmax):
     "Store a finished row's K/V: its prompt and its reply but the last token (never fed back); `kv` is the row's slab."
@@ -357,6 +359,7 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
             out[i] = self.tok.decode(g, skip_special_tokens=True).strip()
     return out
 
+# %% ../nbs/10_backend.ipynb #7919d906
 @patch
 def _share_prefixes(self:HFBackend, prompts:list[list[int]], # token ids of the prompts of one batch
                     min_gain:int=32, # fewest tokens a shared prefix must save over the store's match

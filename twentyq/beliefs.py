@@ -52,6 +52,7 @@ def _load_candidates(candidates):
         return [w.strip() for w in Path(candidates).read_text(encoding="utf-8").splitlines() if w.strip()]
     return list(candidates)
 
+# %% ../nbs/31_beliefs.ipynb #8124660c
 def _top(lp, norm, cands, k):
     "The `k` most likely candidates at each state, best first, with their normalised log-probs."
     idx = np.argsort(-lp, axis=1, kind="stable")[:, :k]
@@ -75,6 +76,7 @@ def _frame(records, beliefs, cand, run, scorer, top_k=0):
     cols += ["top_candidates", "top_norm_logprobs"] if cand and top_k else []
     return pd.DataFrame(rows, columns=cols)
 
+# %% ../nbs/31_beliefs.ipynb #064abb41
 def score_beliefs(games, # list of game records, or a games.jsonl file / run folder
                   scorer, # scoring model: a name for `get_backend`, or a backend
                   elicitation:str=default_elicitation, # E, the start of the questioner's guess
@@ -172,6 +174,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
             if isinstance(scorer, str) and hasattr(be, "close"): be.close()   # stops a server the vllm engine started
     return pd.read_parquet(beliefs_path(run_dir, be.name, belief_prompt))
 
+# %% ../nbs/31_beliefs.ipynb #25627009
 def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part,
                 progress, top_k, belief_prompt="paper"):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."

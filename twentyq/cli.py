@@ -56,6 +56,7 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], belief_prompt) if len(b) else run}")
 
+# %% ../nbs/80_cli.ipynb #ba848a07
 def build_wordnet_cmd(
                       # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
                       src:str,
@@ -70,13 +71,13 @@ def build_wordlists_cmd(src:str, # folder with the raw word-list sources
     "Rebuild the shipped word lists from their sources."
     build_wordlists(Path(src), Path(dest) if dest else None)
 
+# %% ../nbs/80_cli.ipynb #3f8006e1
 def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twentyq/twenty_questions`
                        out:str=None, # the run folder to write (or to add the log's new games to)
                       ):
     "Turn an Inspect log into a twentyq run folder (config.json and games.jsonl), for score, replay and the figures."
     if out is None: raise ValueError("--out is required (the run folder)")
     import_inspect(log, out)
-
 
 # %% ../nbs/80_cli.ipynb #9d2398c9
 commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd,

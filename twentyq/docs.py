@@ -92,6 +92,7 @@ def _assignments(path):
             if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
 
+# %% ../nbs/63_docs.ipynb #b2ce7b42
 class DocmentsExtension(griffe.Extension):
     "Griffe extension for fastcore code read by dynamic analysis: docments as parameter tables, nbdev's public names."
     def on_module_node(self, *, node, **kwargs):
@@ -180,6 +181,7 @@ def execute_notebook(path:Path|str, # a notebook
                 status = f"stopped at cell {i}: {str(e).strip().splitlines()[-1][:300]}"; break
     return nb, status
 
+# %% ../nbs/63_docs.ipynb #141dff2e
 def clean_notebook(nb:nbformat.NotebookNode, # a notebook (executed or not)
                    status:str|None=None, # its execution status: anything but 'executed' is shown on top
                   ) -> nbformat.NotebookNode:

@@ -28,6 +28,7 @@ def _edited(record, suffix):
     r["edits"] = list(record.get("edits", [])) + [suffix]
     return r
 
+# %% ../nbs/02_edits.ipynb #6dd451b2
 _yes_no = re.compile(r"\b(yes|no)\b", re.I)
 
 def _swap(word):

@@ -91,6 +91,7 @@ class GRPOSpec:
     policy_server:str|None=None
     trl:dict=field(default_factory=dict) # more `trl.GRPOConfig` settings (beta, disable_tqdm ...)
 
+# %% ../nbs/52_grpo.ipynb #bf4e258f
 def grpo_spec(**kw) -> GRPOSpec:
     "A `GRPOSpec` of keywords: its fields, and any other keyword as a `trl.GRPOConfig` setting (into `trl`)."
     names = {f.name for f in fields(GRPOSpec)}
@@ -191,6 +192,7 @@ def record_games(path:Path, # the training folder's games.jsonl
         if not acc.is_main_process: return
     for r in recs: append_jsonl(path, r)
 
+# %% ../nbs/52_grpo.ipynb #20cf3703
 def make_rollout(tok, # the policy's tokenizer
                  judge, # the judge's backend
                  table:dict, # secret -> its word-list row (variants ...)
@@ -237,6 +239,7 @@ def make_rollout(tok, # the policy's tokenizer
                     env_mask=[d["env_mask"] for d in done], reward=[r["reward"] for r in rewards], **turn)
     return rollout
 
+# %% ../nbs/52_grpo.ipynb #750c396a
 def rollout_reward(completions, reward, **kw) -> list[float]:
     "TRL reward function: the reward the rollout computed for each game."
     return list(reward)
@@ -267,6 +270,7 @@ micro-batches; `args` override.
     if on_cpu: kw.update(use_cpu=True, bf16=False)
     return GRPOConfig(**{**kw, **args})
 
+# %% ../nbs/52_grpo.ipynb #1e033554
 def _processes() -> tuple[int, bool]:
     ("(processes, whether this is the main one) of a run that `accelerate launch` or torchrun started (their "
      "WORLD_SIZE and RANK); else (1, True).")
@@ -281,6 +285,7 @@ def _begin(out:Path, settings:dict):
         _drop_after(out/"games.jsonl", int(ckpt.name.split("-")[-1]) if ckpt else 0)
     return ckpt
 
+# %% ../nbs/52_grpo.ipynb #64fec11d
 def weights_sha256(model, # a torch model
                   ) -> str:
     "SHA-256 of the model's parameters, in order: equal on processes whose replicas stayed in step."
@@ -298,6 +303,7 @@ def _finish(trainer, tok, out:Path):
     if acc.is_main_process:
         (out/"grpo_processes.json").write_text(json.dumps(rows, indent=2)); save_final(trainer, tok, out)
 
+# %% ../nbs/52_grpo.ipynb #ad15fc06
 def _cia_weights(reward, credit, protocol, belief_weight, win, traj_len, invalid, repeated, belief_lambda) -> dict|None:
     "`turn_rewards`' weights for reward 'cia' (None for twentyq's), the choice checked."
     if reward not in ("twentyq", "cia"): raise ValueError(f"unknown reward {reward!r}; known: twentyq, cia")
@@ -311,7 +317,6 @@ def _cia_weights(reward, credit, protocol, belief_weight, win, traj_len, invalid
                                        "its own, belief_lambda")
     return dict(win=win, traj_len=traj_len, invalid=invalid, repeated=repeated, valid_bonus=0.0,
                 belief_weight=belief_lambda)
-
 
 # %% ../nbs/52_grpo.ipynb #409ac409
 def turn_credit_trainer():
@@ -362,6 +367,7 @@ def served_policy(model:str, # the base model, as `grpo` got it
     be.name = name   # requests name the adapter, not the base model
     return be
 
+# %% ../nbs/52_grpo.ipynb #5b1f2132
 def publish_adapter(model, # the policy: a peft model
                     served:OpenAIBackend, # its servers; the adapter's name is `served.name`
                     folder:Path, # the adapters go to folder/step-<step>

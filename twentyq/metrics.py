@@ -32,6 +32,7 @@ def _rows(records) -> list[dict]:
     "The games as a list of record dicts, whichever form they came in."
     return games_frame(records).to_dict("records")
 
+# %% ../nbs/40_metrics.ipynb #79bc971e
 def judge_won(record) -> bool:
     ("The record's `won` flag as a plain bool (numpy bools and missing values included): the win the "
      "protocol's judge or rule gave.")

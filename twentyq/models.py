@@ -109,6 +109,7 @@ conversion's time."""
     try: yield
     finally: gguf.GGUFReader = orig
 
+# %% ../nbs/04_models.ipynb #b96ba5cb
 def _convert_gguf(name, dest):
     "Dequantize the GGUF of embedded model `name` once and save model and tokenizer to `dest`."
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -145,6 +146,7 @@ def resolve_model(name:str, # an embedded name, a local folder or a Hugging Face
                              f"names {list(embedded_models)})")
     return name, "hub"
 
+# %% ../nbs/04_models.ipynb #1a004483
 def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local folder, or Hugging Face id
                device:str|None=None, # "cpu", "cuda", ...; None picks CUDA when present
                dtype=None, # torch dtype or its name; None: float32 on CPU, bfloat16 on CUDA

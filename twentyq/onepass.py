@@ -132,6 +132,7 @@ def _row_layout(x:list[int], # the row's transcript tokens
     allowed[np.arange(q0 + o, Q), np.arange(W + o, W + C)] = True   # node padding: itself only
     return ids, pos, kpos, allowed
 
+# %% ../nbs/30_onepass.ipynb #616187f9
 def _attention_masks(config, # the model's config
                      allowed, # bool [B, Q, K]
                      qpos, # positions of the queries [B, Q]
@@ -200,6 +201,7 @@ def _count(stats, **kw):
     if stats is not None:
         for k, v in kw.items(): stats[k] = stats.get(k, 0) + v
 
+# %% ../nbs/30_onepass.ipynb #b8f6768a
 def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
     ("The log-probabilities `assign` asks for, from one forward pass; the vocabulary head runs only on the "
      "read positions, in blocks.")
@@ -227,6 +229,7 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
                                          torch.from_numpy(pt[sel]).to(dev)].double().cpu().numpy()
     return vals
 
+# %% ../nbs/30_onepass.ipynb #e8dbd4d6
 def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
     ("Fill `outs` with the log-probability of every scored trie node of `rows`: the transcripts once, the tries in "
      "chunks over their K/V.")
@@ -301,6 +304,7 @@ def _split_branch(tok, ctx_ids, context, continuation):
     if len(c) < n or whole[:n] != ctx_ids: return None
     return tuple(whole[n:]), len(y)
 
+# %% ../nbs/30_onepass.ipynb #dd08a63e
 def _prefix_warning(record, backend, turns):
     warnings.warn(f"game {record.get('game_id')!r}: the chat template of {backend.name!r} breaks the prefix property "
                   f"at turns {turns}: the tokens of such a state are not a prefix of the next state's (e.g. a "
@@ -323,6 +327,7 @@ def _secret_rows(record, backend, elicitation, template_kw, lead=" "):
     if broken: _prefix_warning(record, backend, broken)
     return ([main] if main["groups"] else []) + rows, len(P)
 
+# %% ../nbs/30_onepass.ipynb #fe3fccd4
 def score_games(records:list[dict], # game records
                 backend, # scoring backend (`get_backend(name)`)
                 elicitation:str=default_elicitation, # E, the start of the questioner's guess

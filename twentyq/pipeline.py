@@ -128,6 +128,7 @@ def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
             ("ΔBelief-RL", sft_dir.parent/f"{base}-delta",
              GRPOSpec(**common, protocol="cia", reward="cia", credit="turn"))]
 
+# %% ../nbs/62_pipeline.ipynb #b0aee211
 def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
     """Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, then the SFT model after \
 GRPO (+GRPO) and
@@ -192,6 +193,7 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
                    + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
             score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
 
+# %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
               refs:list[str]=(), trained:list[str]=(), all_pairs:bool=False) -> pd.DataFrame:
     """Stages 1 and 2: every questioner under every protocol (at its `_size_of`), its protocols in one lockstep \

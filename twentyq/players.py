@@ -91,6 +91,7 @@ def player(name:str, # model name, or a `model_free` player
 
 def _all_options(): return {o for e in engines.values() for o in e.can.options}
 
+# %% ../nbs/14_players.ipynb #eefd282a
 @contextmanager
 def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name, engine, server)}
             concurrency:int=32, # most requests in flight per player on servers

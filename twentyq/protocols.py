@@ -148,6 +148,7 @@ def chat_so_far(game):
     "The questioner's next chat for the paper and evals: the whole conversation so far."
     return game["messages"]
 
+# %% ../nbs/07_protocols.ipynb #5dcc39d7
 def paper_start(game):
     "The paper's opening: its questioner system prompt and first instruction."
     game["messages"] = [{"role": "system", "content": paper_questioner_system},
@@ -294,6 +295,7 @@ lmrl_oracle = (
     'question: {{question}}\n'
     'answer (yes or no):')
 
+# %% ../nbs/07_protocols.ipynb #769dd09f
 lmrl_intro = ('You are playing a game of twenty questions. You can ask 20 yes-no questions to determine the identity '
               'of an object chosen by an oracle. Each turn, you can ask a question and receives a "Yes" '
               'or "No" as the answer.')
@@ -343,6 +345,7 @@ def lmrl_questioner_chat(game):
     qa = [(t["question"], t["answer"]) for t in game["turns"]]
     return [{"role": "user", "content": lmrl_guesser_prompt(qa, game["max_questions"])}]
 
+# %% ../nbs/07_protocols.ipynb #5ffb86c8
 def lmrl_on_reply(game, reply):
     ("Record the guesser's question, stripped and as written, and return the oracle's chat: every "
      "question goes to the oracle.")
@@ -375,6 +378,8 @@ cia_questioner_first = (
     '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
     '2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\n'
     'Ask your question: ')
+
+# %% ../nbs/07_protocols.ipynb #9ba845e4
 cia_judge_system = (
     "You are the Answerer in a game of 20 Questions. \n"
     "Your role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', "
@@ -405,6 +410,8 @@ cia_judge_user = (
     "12. IMPORTANT: Provide all reasoning and responses in English only.\n\n"
     "Please reason step by step, and give your final answer in the format "
     "<answer>[Yes/No/Invalid/Repeated/Finished]</answer>: ")
+
+# %% ../nbs/07_protocols.ipynb #2b8b1a47
 cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
 cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
 
@@ -489,6 +496,7 @@ def cia_on_judge(game, raw):
     _answer(game, cia_observation[word])
     if word == "finished": game["won"], game["win_turn"] = True, game["n_questions"]
 
+# %% ../nbs/07_protocols.ipynb #58358c1b
 def cia_questioner_sampling(model:str, # questioner model name or id (any family: one setting)
                             max_new_tokens:int=50, # longest question
                            ) -> Sampling:
@@ -525,6 +533,7 @@ protocols = {
                     questioner_max_tokens=50, judge_decoding=cia_judge_sampling),
 }
 
+# %% ../nbs/07_protocols.ipynb #4457b530
 def _forgiving(P:Protocol, **callbacks) -> Protocol:
     "`P` marked lenient, with the given callbacks switched to their forgiving readings."
     return replace(P, lenient=True, **{k: partial(f, lenient=True) for k, f in callbacks.items()})

@@ -65,6 +65,7 @@ def filter_games(games:list[dict], # game records
                       and (_any(protocol) or g.get("protocol") == protocol))
     return [g for g in games if keep(g)]
 
+# %% ../nbs/61_replay.ipynb #2dca8a7e
 def game_label(game:dict, # a game record
               ) -> str:
     "One line naming a game in the replay's drop-down."
@@ -184,6 +185,7 @@ def game_beliefs(beliefs:pd.DataFrame|None, # a beliefs table (any number of gam
         raise ValueError(f"a beliefs table needs the columns game_id, scorer, turn, logprob; missing {sorted(miss)}")
     return beliefs[beliefs.game_id == game_id].sort_values(["scorer", "turn"]).reset_index(drop=True)
 
+# %% ../nbs/61_replay.ipynb #6ef9c1d9
 def belief_figure(beliefs:pd.DataFrame|None, # one game's beliefs (`game_beliefs`), one curve per scorer
                   t:int, # the current turn, marked
                   flipped:pd.DataFrame|None=None, # beliefs of the game with one answer flipped (drawn dashed)
@@ -367,6 +369,7 @@ def _open(self:Replay):
     self.w_flip.value = 0
     self.render()
 
+# %% ../nbs/61_replay.ipynb #439f1985
 @patch
 def step(self:Replay, d:int):
     "Move `d` turns (clipped to the game)."

@@ -173,6 +173,7 @@ def _order(stem:str) -> tuple:
     nb = _notebook_of(stem)
     return (paper_notebooks.index(nb) if nb else len(paper_notebooks), stem != nb, stem)
 
+# %% ../nbs/60_report.ipynb #e8fc5a51
 # table columns that name players, shown by `model_label`
 model_columns = ("questioner", "judge", "scorer", "reference")
 max_open_rows = 15   # a table longer than this is never shown open
@@ -197,6 +198,7 @@ def _table_html(out:Path, stem:str, open_:bool=False) -> str:
             f"<a href='{_e(stem)}.csv'>{_e(stem)}.csv</a></summary>"
             f"{_shown_table(t.head(30))}</details>")
 
+# %% ../nbs/60_report.ipynb #7d06044a
 def _card_html(c:dict, out:Path) -> str:
     "One report item as HTML: title, reading, figure, note, basis, the table collapsed, the notebook and settings."
     parts = [f"<h2 id='{_e(c['stem'])}'>{_e(c['title'])}</h2>"]
@@ -216,7 +218,6 @@ def _card_html(c:dict, out:Path) -> str:
     parts.append(f"<details><summary>settings</summary><pre>{_e(json.dumps(c['settings'], indent=1))}</pre></details>")
     return "\n".join(parts)
 
-
 # %% ../nbs/60_report.ipynb #0fcfbd5e
 def _reference_html(out:Path) -> str:
     "A paragraph on the reference games, from reference.json (empty when there is none)."
@@ -230,6 +231,7 @@ def _reference_html(out:Path) -> str:
             f"{r['n_flipped']} with a flipped penultimate answer; "
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
+# %% ../nbs/60_report.ipynb #a30c7034
 _style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em}"
           " h2{margin:.8em 0 .3em} .toc{font-size:85%;color:#555} .toc a{white-space:nowrap}"
           " .reading{font-size:110%;margin:.2em 0 .5em} img{max-width:100%;max-height:460px}"
@@ -269,7 +271,6 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
                                   f"{_head_html(out, cards, settings, links)}\n{body}\n</body></html>",
                                   encoding="utf-8")
     return out/"index.html"
-
 
 # %% ../nbs/60_report.ipynb #b1c5a059
 def notebooks_dir() -> Path:

@@ -61,6 +61,7 @@ class RunSpec:
     # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
     prefix_cache_tokens:int=32768
 
+# %% ../nbs/20_rollout.ipynb #15993b80
 @patch(as_prop=True)
 def roles(self:RunSpec) -> dict:
     "{role: (model, engine, servers)} of the questioner and the judge, as `players.players` takes them."
@@ -145,6 +146,7 @@ def play(spec:RunSpec|None=None, # the run, whole; or give its fields (below) as
 
 play.__delwrap__ = RunSpec   # docments read a dataclass's fields from its body (its generated __init__ has no source)
 
+# %% ../nbs/20_rollout.ipynb #7d0ee92d
 # what the runs of one lockstep share
 _shared = ("roles", "device", "dtype", "batch_size", "prefix_cache_tokens", "concurrency", "max_active")
 
@@ -214,6 +216,7 @@ def _ask(backend, games:list[dict], chats:list, lanes:list[Lane], role:str) -> l
             out[i] = r
     return out
 
+# %% ../nbs/20_rollout.ipynb #6fc71631
 def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
                    qb, # the questioner's backend
                    jb, # the judge's backend
@@ -245,6 +248,7 @@ def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
     bar.close()
     return lanes
 
+# %% ../nbs/20_rollout.ipynb #3f1721b6
 def lockstep(P:Protocol, # the protocol
              todo:deque, # specs of the games to play (`new_game`'s arguments), consumed
              qb, # the questioner's backend

@@ -247,6 +247,7 @@ def _check_config(folder:Path, config:dict):
         raise RunConfigMismatch(f"run folder {folder} was made with a different config ({diff}); "
                                 "use a new --out folder")
 
+# %% ../nbs/01_runs.ipynb #a3b48c4a
 def open_run(folder:Path|str, # the run folder, held by this process (`hold_run`)
              config:dict, # the command's config
             ) -> list[dict]:

@@ -33,6 +33,7 @@ def _local_model(name:str) -> bool:
     "Whether `name` is an embedded model or a local folder, whose tokenizer is at hand."
     return name in embedded_models or Path(name).expanduser().is_dir()
 
+# %% ../nbs/11_serving.ipynb #fd8b2906
 class OpenAIBackend:
     "A `Backend` whose model runs on an OpenAI-compatible server; each chat is one HTTP request."
     can = Abilities(server=True, shared=True, adapters=True, options=("base_url", "concurrency"))
@@ -381,6 +382,7 @@ def wait_ready(self:VLLMServer, timeout:float=600):
     raise ServerError(f"vLLM server for {self.model} did not answer at {self.base_url} within {timeout:.0f} s; its log "
                       f"{self.log} ends: {_log_tail(self.log)}")
 
+# %% ../nbs/11_serving.ipynb #c38d9a77
 @patch
 def stop(self:VLLMServer, timeout:float=30, # seconds between SIGTERM and SIGKILL
         ):

@@ -159,6 +159,7 @@ def lora_config(
     return lora if not isinstance(lora, bool) else LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.0,
                                                               target_modules="all-linear", task_type="CAUSAL_LM")
 
+# %% ../nbs/51_train.ipynb #1d4fb0b7
 def _sft_config(out, on_cpu:bool, seed:int, save_steps:int|None, save_total_limit:int, args:dict):
     "TRL's SFTConfig: twentyq's defaults (no reports, a log line per step, float32 on CPU), overridden by `args`."
     from trl import SFTConfig

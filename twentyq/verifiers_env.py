@@ -44,6 +44,7 @@ class TwentyQConfig(vf.TasksetConfig):
     judge_max_tokens: int|None = None   # longest judge reply (None: the protocol's)
     task: TwentyQTaskConfig = TwentyQTaskConfig()   # `--env.taskset.task.*`: scoring settings
 
+# %% ../nbs/73_verifiers.ipynb #3d3c2ce4
 class TwentyQData(vf.TaskData):
     "A task: one game of the run, prompted with the protocol's opening."
     spec: dict   # the run (`RunSpec` fields; the questioner named when played)

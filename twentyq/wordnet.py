@@ -357,6 +357,7 @@ def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia
     if a is None: a, why = "No", why + " Unreadable questions are answered No."
     return f"{why}\n<answer>{a}</answer>" if protocol == "cia" else f"<think>{why}</think><answer>{a}</answer>"
 
+# %% ../nbs/13_wordnet.ipynb #6696e059
 class KnowledgeJudge:
     "The judge that answers from the knowledge, as a backend."
     roles = ("judge",)   # it answers; it cannot ask or score
