@@ -42,10 +42,10 @@ def basis(games:pd.DataFrame|None=None, # the games the item draws from
     return out
 
 def _basis_text(b:dict) -> str:
-    "'16 games of 4 secrets, 3 reference games, scorers a, b' from a `basis`."
+    "'16 games of 4 secrets, 3 reference games, scorers A, B' from a `basis`, the scorers under their display names."
     parts = [f"{b['games']} games of {b['secrets']} secrets"] if "games" in b else []
     parts += [f"{b['reference_games']} reference games"] if "reference_games" in b else []
-    parts += [f"scorers {', '.join(b['scorers']) or 'none'}"] if "scorers" in b else []
+    parts += [f"scorers {', '.join(map(model_label, b['scorers'])) or 'none'}"] if "scorers" in b else []
     return ", ".join(parts)
 
 # %% ../nbs/60_report.ipynb #f9c3d971
@@ -248,7 +248,7 @@ def _head_html(out:Path, cards:list, settings:dict|None, links:dict|None) -> str
             f"{n_failed} failed.</p>")
     head += "<p class='toc'>" + " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}"
                                            for c in cards) + "</p>"
-    if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(what)}'>{_e(f)}</a>"
+    if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(f)}'>{_e(what)}</a>"
                                                            for f, what in links.items()) + "</p>"
     about = _reference_html(out) + (f"<pre>{_e(json.dumps(plain(settings), indent=1))}</pre>" if settings else "")
     return head + (f"<details><summary>run settings and reference games</summary>{about}</details>" if about else "")
@@ -256,7 +256,7 @@ def _head_html(out:Path, cards:list, settings:dict|None, links:dict|None) -> str
 def write_index(out:Path|str, # report folder holding the JSON cards of `save_item`
                 title:str="twentyq report", # page title
                 settings:dict|None=None, # the run's settings, in a collapsed block
-                links:dict|None=None, # more files of the report to link: {file name: what it is}
+                links:dict|None=None, # more files of the report to link: {file name: its link text}
                ) -> Path:
     ("One HTML page showing every item of the report in the paper's order: its reading and figure "
      "first, the rest collapsed.")
@@ -355,6 +355,6 @@ def run_model_notebooks(
         if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
     for m in [m for m in models if dst[m].exists()]:   # the links in the models' order
         dst[m].with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst[m]))[0])
-        links[f"notebooks/{dst[m].stem}.html"] = (f"{m}: games, Table 1 and 5 rows, reward-hack check, belief curves, "
-                                                  "transcripts") + (" (failed)" if errors[m] else "")
+        links[f"notebooks/{dst[m].stem}.html"] = (f"{model_label(m)}: games, tables, belief curves"
+                                                  + (" (failed)" if errors[m] else ""))
     return links, [m for m in models if errors[m]]
