@@ -252,3 +252,26 @@ def test_reproduce_tiny(tiny_job):
     assert scorers == {"smollm2-135m", sft, grpo, delta, "wordnet"}                          # the models beside the ideal observer
     ref = json.loads((tmp_path/"reference.json").read_text())
     assert ref["n_reference"] == ref["n_won"] - ref["n_false_wins"] and "Reference games:" in page
+
+def test_tiny_report_in_chromium_names_players_and_gives_each_panel_room(tiny_job):
+    """The tiny job's index in headless Chromium, 1280 x 800: no folder of the job in the text a reader sees (players under display
+    names; paths only in the collapsed settings), and every figure shown at a width where its narrowest panel is 300 px or more."""
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, ensure_playwright
+    if why := ensure_chromium(): pytest.skip(why)
+    ensure_playwright()
+    from playwright.sync_api import sync_playwright
+    out, _ = tiny_job
+    shares = {f"{c['stem']}.png": c["panels"]["share"] for c in (json.loads(p.read_text()) for p in out.glob("*.json"))
+              if isinstance(c, dict) and c.get("panels")}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=dict(width=1280, height=800))
+        page.goto((out/"index.html").as_uri()); page.wait_for_load_state("load")
+        text = page.evaluate("() => document.body.innerText")   # what is rendered: not the inside of a closed <details>
+        assert str(out) not in text and "models/smollm2" not in text and "SmolLM2-135M +ΔBelief-RL" in text
+        shown = page.evaluate("() => Object.fromEntries([...document.images].map(i => [i.getAttribute('src'), "
+                              "i.complete && i.naturalWidth > 0 ? i.getBoundingClientRect().width : 0]))")
+        browser.close()
+    assert len(shares) >= 6 and set(shares) <= set(shown), (sorted(shares), sorted(shown))
+    narrow = {f: round(shown[f] * s) for f, s in shares.items() if shown[f] * s < 300}
+    assert not narrow, f"panels under 300 px on the page: {narrow}"

@@ -16,7 +16,7 @@ from .runs import plain, model_label
 
 # %% auto #0
 __all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'text_overlaps',
-           'legible', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks',
+           'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks',
            'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
@@ -61,16 +61,17 @@ def save_item(out:Path|str, # report folder
               has_data:bool|None=None,
               reading:str|None=None, # what the item shows, in one line, read first (display names: `model_label`)
              ) -> dict:
-    "Write `fig` (PNG, SVG; made `legible`), `table` (CSV) and a JSON card for the report index; return the card."
+    ("Write `fig` (PNG, SVG; made `legible`), `table` (CSV) and a JSON card for the report index (with the figure's "
+     "`panels`); return the card.")
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    files = []
+    files, layout = [], None
     if fig is not None:
-        legible(fig, stem)
+        layout = panels(legible(fig, stem))
         for ext in ("png", "svg"):
             fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
     card = dict(stem=stem, title=title, reading=reading, note=note, files=files, settings=plain(settings or {}),
-                rests_on=plain(rests_on or {}),
+                rests_on=plain(rests_on or {}), panels=layout,
                 has_data=(fig is not None or (table is not None and len(table) > 0 and not note)
                           if has_data is None else has_data))
     (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
@@ -146,6 +147,18 @@ def legible(fig, # a matplotlib figure
     return fig
 
 
+# %% ../nbs/60_report.ipynb #e4ac7b12
+def panels(fig, # a matplotlib figure, as `save_item` saves it (bbox_inches="tight", 0.1 inch padding)
+          ) -> dict|None:
+    "{'rows', 'share'}: the rows of data panels in `fig`, and the narrowest one's share of the saved width; None if none."
+    fig.canvas.draw()
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.has_data() and ax.get_label() != "<colorbar>"]
+    if not axes: return None
+    saved = fig.get_tightbbox(fig.canvas.get_renderer()).width + 0.2   # inches, as bbox_inches="tight" saves it
+    share = min(ax.get_position().width * fig.get_figwidth() for ax in axes) / saved
+    return dict(rows=len({round(ax.get_position().y0, 3) for ax in axes}), share=round(share, 4))
+
+
 # %% ../nbs/60_report.ipynb #bd1a35d7
 def failed_item(out:Path|str, # report folder
                 stem:str, # the notebook's name
@@ -207,7 +220,8 @@ def _card_html(c:dict, out:Path) -> str:
         return "\n".join(parts + [f"<p class='error'><b>Failed:</b> {_e(c['error'])}. The traceback is in {link}.</p>"])
     if c.get("reading"): parts.append(f"<p class='reading'>{_e(c['reading'])}</p>")
     has_fig = f"{c['stem']}.png" in c["files"]
-    if has_fig: parts.append(f"<img src='{_e(c['stem'])}.png' alt='{_e(c['title'])}'>")
+    grid = " class='grid'" if (c.get("panels") or {}).get("rows", 1) > 1 else ""   # rows of panels: no height cap
+    if has_fig: parts.append(f"<img src='{_e(c['stem'])}.png' alt='{_e(c['title'])}'{grid}>")
     if c.get("note"): parts.append(f"<p class='note'><b>{'Nothing to show' if not c['has_data'] else 'Note'}:</b> "
                                    f"{_e(c['note'])}</p>")
     if c.get("rests_on"): parts.append(f"<p class='basis'>Rests on {_e(_basis_text(c['rests_on']))}.</p>")
@@ -232,9 +246,10 @@ def _reference_html(out:Path) -> str:
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
 # %% ../nbs/60_report.ipynb #a30c7034
-_style = ("body{font-family:sans-serif;max-width:1000px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em}"
+_style = ("body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em}"
           " h2{margin:.8em 0 .3em} .toc{font-size:85%;color:#555} .toc a{white-space:nowrap}"
           " .reading{font-size:110%;margin:.2em 0 .5em} img{max-width:100%;max-height:460px}"
+          " img.grid{max-height:none}"
           " .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
           " .basis{color:#555;font-size:90%;margin:.3em 0} summary{cursor:pointer;color:#333}"
           " table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
