@@ -150,7 +150,8 @@ def legible(fig, # a matplotlib figure
 # %% ../nbs/60_report.ipynb #e4ac7b12
 def panels(fig, # a matplotlib figure, as `save_item` saves it (bbox_inches="tight", 0.1 inch padding)
           ) -> dict|None:
-    "{'rows', 'share'}: the rows of data panels in `fig`, and the narrowest one's share of the saved width; None if none."
+    ("{'rows', 'share'}: the rows of data panels in `fig`, and the narrowest one's share of the saved width; "
+     "None if it has none.")
     fig.canvas.draw()
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.has_data() and ax.get_label() != "<colorbar>"]
     if not axes: return None
