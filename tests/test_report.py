@@ -268,7 +268,7 @@ def test_tiny_report_in_chromium_names_players_and_gives_each_panel_room(tiny_jo
         page = browser.new_page(viewport=dict(width=1280, height=800))
         page.goto((out/"index.html").as_uri()); page.wait_for_load_state("load")
         text = page.evaluate("() => document.body.innerText")   # what is rendered: not the inside of a closed <details>
-        assert str(out) not in text and "models/smollm2" not in text and "SmolLM2-135M +ΔBelief-RL" in text
+        assert str(out) not in text and "models/smollm2" not in text and "SmolLM2-135M +ΔBelief" in text
         shown = page.evaluate("() => Object.fromEntries([...document.images].map(i => [i.getAttribute('src'), "
                               "i.complete && i.naturalWidth > 0 ? i.getBoundingClientRect().width : 0]))")
         browser.close()

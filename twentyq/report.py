@@ -189,7 +189,7 @@ def _order(stem:str) -> tuple:
 
 # %% ../nbs/60_report.ipynb #e8fc5a51
 # table columns that name players, shown by `model_label`
-model_columns = ("questioner", "judge", "scorer", "reference")
+model_columns = ("questioner", "judge", "scorer", "reference", "model")
 max_open_rows = 15   # a table longer than this is never shown open
 
 def _e(x) -> str: return html.escape(str(x))
