@@ -9,10 +9,11 @@ root = Path(__file__).resolve().parent.parent
 bin_ = Path(sys.executable).parent
 
 def render_readme(nb: Path) -> str:
-    "README.md text: the markdown render of the index notebook, its links to notebooks made relative to the repository."
+    ("README.md text: the markdown render of the index notebook, its links to notebooks and images made relative to "
+     "the repository.")
     out = subprocess.run([bin_/"jupyter", "nbconvert", "--to", "markdown", "--stdout", str(nb)],
                          check=True, capture_output=True, text=True).stdout
-    out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb)", r"](nbs/\1", out)
+    out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb|images/)", r"](nbs/\1", out)   # notebooks and their images
     return "<!-- generated from nbs/index.ipynb by `make readme`: edit the notebook, not this file -->\n\n" + out.strip() + "\n"
 
 def diff_trees(a: Path, b: Path, rel=""):

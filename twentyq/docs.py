@@ -247,6 +247,7 @@ def _stage_notebook(nbp, rel, docs, run, timeout, cell_timeout):
 def _copy_assets(docs):
     import jupyter_server_mathjax
     shutil.copytree(repo_root/"docs"/"assets", docs/"assets")
+    shutil.copytree(repo_root/"nbs"/"images", docs/"images")   # the notebooks' images (the README's figure)
     shutil.copytree(Path(jupyter_server_mathjax.__file__).parent/"static", docs/"assets"/"mathjax",
                     ignore=shutil.ignore_patterns("localization", "SVG"))
 

@@ -107,7 +107,7 @@ def _clashes(named:list[tuple[str, object]], # (text, pixel box) pairs
 def text_overlaps(fig, # a matplotlib figure
                  ) -> list[str]:
     ("Each pair of tick labels (of one axis), legend entries (of one legend) or panel titles that overlap when `fig` "
-     "is drawn.")
+     "is drawn, and each panel title that runs into another panel.")
     fig.canvas.draw(); r = fig.canvas.get_renderer()
     found = []
     for n, ax in enumerate(fig.axes):
@@ -116,7 +116,10 @@ def text_overlaps(fig, # a matplotlib figure
             found += _clashes(_drawn(_shown_ticklabels(axis), r), f"{panel}, {axis.axis_name} tick labels")
         if (leg := ax.get_legend()) is not None: found += _clashes(_drawn(leg.get_texts(), r), f"{panel}, legend")
     for leg in fig.legends: found += _clashes(_drawn(leg.get_texts(), r), "the figure's legend")
-    return found + _clashes(_drawn([ax.title for ax in fig.axes], r), "panel titles")
+    titles = _drawn([ax.title for ax in fig.axes], r)
+    into = [f"panel title {t!r} runs into another panel" for ax in fig.axes for t, box in _drawn([ax.title], r)
+            for other in fig.axes if other is not ax and box.overlaps(other.get_window_extent(r))]
+    return found + _clashes(titles, "panel titles") + into
 
 
 # %% ../nbs/60_report.ipynb #b17e4cd9
