@@ -45,55 +45,64 @@ class PrefixStore:
         for k in range(self.block, len(ids) + 1, self.block): h = hash((h, tuple(ids[k - self.block:k]))); out.append(h)
         return out
 
-    def _find(self, ids):
-        ("(key, n): the entry sharing the longest prefix with `ids` (the most recently stored of equals), "
-         "and the prefix's length.")
-        found, n = None, 0
-        for h in self._hashes(ids):
-            if not (keys := self.index.get(h)): break
-            found, n = keys, n + self.block
-        if found is None: return None, 0
-        best, m = None, 0
-        # the entries holding the first n tokens: who matches further into the next block?
-        for key in reversed(found):
-            e, k = self.entries[key][0], n
-            while k < min(len(e), len(ids), n + self.block) and e[k] == ids[k]: k += 1
-            if k > m: best, m = key, k
-        if self.entries[best][0][:n] != ids[:n]: return None, 0   # a hash collision: a miss
-        return best, m
-
-    def match(self, ids:list[int], # token ids of a new prompt
-             ):
-        ("(kv, n): stored K/V whose first `n` positions are those of `ids[:n]`, for the longest "
-         "such n; (None, 0) if none.")
-        key, n = self._find(ids)
-        if key is None: return None, 0
-        self.entries.move_to_end(key)
-        return self.entries[key][1], n
-
-    def add(self, ids:list[int], # token ids
-            kv, # their K/V, positions on axis -2
-           ):
-        ("Store `kv` for `ids`, replacing an entry that `ids` extends; then drop least recently "
-         "used entries over budget.")
-        if len(ids) < self.block or len(ids) > self.max_tokens: return
-        key, n = self._find(ids)
-        if key is not None and n == len(ids): self.entries.move_to_end(key); return   # already held
-        if key is not None and n == len(self.entries[key][0]): self._drop(key)        # `ids` extends it
-        self._key += 1
-        self.entries[self._key] = (list(ids), kv)
-        for h in self._hashes(ids): self.index.setdefault(h, {})[self._key] = None
-        self.tokens += len(ids)
-        while self.tokens > self.max_tokens: self._drop(next(iter(self.entries)))
-
-    def _drop(self, key):
-        ids, _ = self.entries.pop(key)
-        self.tokens -= len(ids)
-        for h in self._hashes(ids):
-            keys = self.index[h]; keys.pop(key, None)
-            if not keys: del self.index[h]
-
     def __len__(self): return len(self.entries)
+
+
+# %% ../nbs/10_backend.ipynb #c8f32d15
+@patch
+def _find(self:PrefixStore, ids):
+    ("(key, n): the entry sharing the longest prefix with `ids` (the most recently stored of equals), "
+     "and the prefix's length.")
+    found, n = None, 0
+    for h in self._hashes(ids):
+        if not (keys := self.index.get(h)): break
+        found, n = keys, n + self.block
+    if found is None: return None, 0
+    best, m = None, 0
+    # the entries holding the first n tokens: who matches further into the next block?
+    for key in reversed(found):
+        e, k = self.entries[key][0], n
+        while k < min(len(e), len(ids), n + self.block) and e[k] == ids[k]: k += 1
+        if k > m: best, m = key, k
+    if self.entries[best][0][:n] != ids[:n]: return None, 0   # a hash collision: a miss
+    return best, m
+
+@patch
+def match(self:PrefixStore, ids:list[int], # token ids of a new prompt
+         ):
+    ("(kv, n): stored K/V whose first `n` positions are those of `ids[:n]`, for the longest "
+     "such n; (None, 0) if none.")
+    key, n = self._find(ids)
+    if key is None: return None, 0
+    self.entries.move_to_end(key)
+    return self.entries[key][1], n
+
+
+# %% ../nbs/10_backend.ipynb #eab54f37
+@patch
+def add(self:PrefixStore, ids:list[int], # token ids
+        kv, # their K/V, positions on axis -2
+       ):
+    ("Store `kv` for `ids`, replacing an entry that `ids` extends; then drop least recently "
+     "used entries over budget.")
+    if len(ids) < self.block or len(ids) > self.max_tokens: return
+    key, n = self._find(ids)
+    if key is not None and n == len(ids): self.entries.move_to_end(key); return   # already held
+    if key is not None and n == len(self.entries[key][0]): self._drop(key)        # `ids` extends it
+    self._key += 1
+    self.entries[self._key] = (list(ids), kv)
+    for h in self._hashes(ids): self.index.setdefault(h, {})[self._key] = None
+    self.tokens += len(ids)
+    while self.tokens > self.max_tokens: self._drop(next(iter(self.entries)))
+
+@patch
+def _drop(self:PrefixStore, key):
+    ids, _ = self.entries.pop(key)
+    self.tokens -= len(ids)
+    for h in self._hashes(ids):
+        keys = self.index[h]; keys.pop(key, None)
+        if not keys: del self.index[h]
+
 
 # %% ../nbs/10_backend.ipynb #9372a501
 def _slab_cache(buf, # K/V slab [layers, 2, rows, kv heads, columns, head dim]
@@ -162,31 +171,36 @@ class HFBackend:
         self.stats = dict(prompt_tokens=0, computed_tokens=0, decode_steps=0, decode_rows=0,
                           prefill_s=0.0, decode_s=0.0)
 
-    def _stop_ids(self):
-        "End-of-turn tokens: the tokenizer's EOS, the generation config's, and the usual chat end markers."
-        ids = {self.tok.eos_token_id}
-        g = getattr(self.model.generation_config, "eos_token_id", None)
-        ids |= set(g if isinstance(g, (list, tuple)) else [g])
-        vocab = self.tok.get_vocab()
-        ids |= {vocab[t] for t in ("<end_of_turn>", "<|im_end|>", "<|eot_id|>", "<|end|>") if t in vocab}
-        return sorted(i for i in ids if i is not None)
+# %% ../nbs/10_backend.ipynb #0cd65b79
+@patch
+def _stop_ids(self:HFBackend):
+    "End-of-turn tokens: the tokenizer's EOS, the generation config's, and the usual chat end markers."
+    ids = {self.tok.eos_token_id}
+    g = getattr(self.model.generation_config, "eos_token_id", None)
+    ids |= set(g if isinstance(g, (list, tuple)) else [g])
+    vocab = self.tok.get_vocab()
+    ids |= {vocab[t] for t in ("<end_of_turn>", "<|im_end|>", "<|eot_id|>", "<|end|>") if t in vocab}
+    return sorted(i for i in ids if i is not None)
 
-    @property
-    def kv_bytes_per_token(self):
-        "Bytes of K/V one token takes in the prefix cache."
-        L, H, D = self.kv_layout
-        return L * 2 * H * D * self.model.dtype.itemsize
+@patch(as_prop=True)
+def kv_bytes_per_token(self:HFBackend):
+    "Bytes of K/V one token takes in the prefix cache."
+    L, H, D = self.kv_layout
+    return L * 2 * H * D * self.model.dtype.itemsize
 
-    def render(self, chat, add_generation_prompt=True, **template_kw):
-        "The exact text `chat` becomes under the model's chat template."
-        if not self.tok.chat_template:
-            raise ValueError(f"Model {self.name!r} has no chat template; pass chat_template= to get_backend/load_model")
-        return self.tok.apply_chat_template(chat, tokenize=False,
-                                            add_generation_prompt=add_generation_prompt, **template_kw)
+@patch
+def render(self:HFBackend, chat, add_generation_prompt=True, **template_kw):
+    "The exact text `chat` becomes under the model's chat template."
+    if not self.tok.chat_template:
+        raise ValueError(f"Model {self.name!r} has no chat template; pass chat_template= to get_backend/load_model")
+    return self.tok.apply_chat_template(chat, tokenize=False,
+                                        add_generation_prompt=add_generation_prompt, **template_kw)
 
-    def encode(self, text:str) -> list[int]:
-        "Token ids of already-rendered text (its special tokens are written out, so none are added)."
-        return self.tok(text, add_special_tokens=False).input_ids
+@patch
+def encode(self:HFBackend, text:str) -> list[int]:
+    "Token ids of already-rendered text (its special tokens are written out, so none are added)."
+    return self.tok(text, add_special_tokens=False).input_ids
+
 
 # %% ../nbs/10_backend.ipynb #2ffe1c03
 def _groups(need, # tokens to compute per row, most first
