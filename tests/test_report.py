@@ -2,6 +2,7 @@
 twentyq.analysis), and on the small real runs in tests/fixtures (run in this process, tests/inline.py); the report's papermill
 path, its failures, its index in Chromium, and the tiny main job (conftest's `tiny_job`) end to end."""
 import html, itertools, json
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from twentyq.analysis import make_reference
@@ -154,23 +155,31 @@ def test_index_page_has_every_item(report):
     cards = [json.loads(p.read_text()) for p in out.glob("*.json")]
     for c in cards: assert c["reading"] or f"{c['stem']}.png" not in c["files"], c["stem"]   # every figure comes with its reading
 
-def test_index_first_screen_in_chromium(report, tmp_path):
-    """The index in headless Chromium, 1280 x 800: the first screen shows Table 1's reading and its whole figure, loaded, and no table
-    longer than 15 rows is open (a 40-row table without a figure is on the page, collapsed). A screenshot goes to reports/browser/report.png."""
+@contextmanager
+def index_page(index:Path):
+    "The report page `index` open in headless Chromium at 1280 x 800 (skipped, saying why, where chromium is missing)."
     from test_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, ensure_playwright
     if why := ensure_chromium(): pytest.skip(why)
     ensure_playwright()
     from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=dict(width=1280, height=800))
+            page.goto(index.as_uri()); page.wait_for_load_state("load")
+            yield page
+        finally: browser.close()
+
+def test_index_first_screen_in_chromium(report, tmp_path):
+    """The index in headless Chromium, 1280 x 800: the first screen shows Table 1's reading and its whole figure, loaded, and no table
+    longer than 15 rows is open (a 40-row table without a figure is on the page, collapsed). A screenshot goes to reports/browser/report.png."""
     from twentyq.report import write_index, save_item
     import shutil
     out = tmp_path/"out"; shutil.copytree(report[0], out)
     long = pd.DataFrame(dict(questioner="reports/embedded/models/smollm2-135m-grpo", turn=range(40), win_rate=0.0))
     save_item(out, "fig7_long_table", "A table of 40 rows, no figure", table=long)                       # long tables: never open
     index = write_index(out, settings=dict(case="hand-built"), links={"transcripts.md": "one game per protocol and questioner"})
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport=dict(width=1280, height=800))
-        page.goto(index.as_uri()); page.wait_for_load_state("load")
+    with index_page(index) as page:
         fig = page.locator("img[src='table1_pass_at_1.png']")
         box = fig.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
@@ -183,7 +192,6 @@ def test_index_first_screen_in_chromium(report, tmp_path):
         assert "SmolLM2-135M +GRPO" in page.locator("#fig7_long_table ~ details").first.text_content()  # players under display names
         shot = Path(__file__).resolve().parent.parent/"reports"/"browser"/"report.png"; shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot))
-        browser.close()
 
 def test_notebooks_on_small_real_runs(tmp_path):
     "Defaults: the real runs in tests/fixtures (tiny models, nothing won): every notebook runs and says what it cannot show."
@@ -256,22 +264,14 @@ def test_reproduce_tiny(tiny_job):
 def test_tiny_report_in_chromium_names_players_and_gives_each_panel_room(tiny_job):
     """The tiny job's index in headless Chromium, 1280 x 800: no folder of the job in the text a reader sees (players under display
     names; paths only in the collapsed settings), and every figure shown at a width where its narrowest panel is 300 px or more."""
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, ensure_playwright
-    if why := ensure_chromium(): pytest.skip(why)
-    ensure_playwright()
-    from playwright.sync_api import sync_playwright
     out, _ = tiny_job
     shares = {f"{c['stem']}.png": c["panels"]["share"] for c in (json.loads(p.read_text()) for p in out.glob("*.json"))
               if isinstance(c, dict) and c.get("panels")}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport=dict(width=1280, height=800))
-        page.goto((out/"index.html").as_uri()); page.wait_for_load_state("load")
+    with index_page(out/"index.html") as page:
         text = page.evaluate("() => document.body.innerText")   # what is rendered: not the inside of a closed <details>
         assert str(out) not in text and "models/smollm2" not in text and "SmolLM2-135M +ΔBelief" in text
         shown = page.evaluate("() => Object.fromEntries([...document.images].map(i => [i.getAttribute('src'), "
                               "i.complete && i.naturalWidth > 0 ? i.getBoundingClientRect().width : 0]))")
-        browser.close()
     assert len(shares) >= 6 and set(shares) <= set(shown), (sorted(shares), sorted(shown))
     narrow = {f: round(shown[f] * s) for f, s in shares.items() if shown[f] * s < 300}
     assert not narrow, f"panels under 300 px on the page: {narrow}"

@@ -116,10 +116,10 @@ def text_overlaps(fig, # a matplotlib figure
             found += _clashes(_drawn(_shown_ticklabels(axis), r), f"{panel}, {axis.axis_name} tick labels")
         if (leg := ax.get_legend()) is not None: found += _clashes(_drawn(leg.get_texts(), r), f"{panel}, legend")
     for leg in fig.legends: found += _clashes(_drawn(leg.get_texts(), r), "the figure's legend")
-    titles = _drawn([ax.title for ax in fig.axes], r)
-    into = [f"panel title {t!r} runs into another panel" for ax in fig.axes for t, box in _drawn([ax.title], r)
+    titled = [(ax, t, box) for ax in fig.axes for t, box in _drawn([ax.title], r)]
+    into = [f"panel title {t!r} runs into another panel" for ax, t, box in titled
             for other in fig.axes if other is not ax and box.overlaps(other.get_window_extent(r))]
-    return found + _clashes(titles, "panel titles") + into
+    return found + _clashes([(t, box) for _, t, box in titled], "panel titles") + into
 
 
 # %% ../nbs/60_report.ipynb #b17e4cd9
