@@ -9,6 +9,7 @@ from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl
 from twentyq.report import paper_notebooks, slug
 from twentyq.beliefs import beliefs_path
+from twentyq.wordnet import readable_share
 from games import game as _game, write_run, write_beliefs
 from inline import run_inline, shown_markdown
 
@@ -132,17 +133,26 @@ def test_table5_max_min_sign_rule(report):
     assert t["mean"].item() == pytest.approx(6.25) and t["std"].item() == pytest.approx(np.std([6, 6.5], ddof=1))
 
 def test_cia_belief_gain(report):
-    "The own belief gain per turn on cia games, under the successor's prompt only (the paper-prompt file of the same run is left out)."
+    """The own belief gain per turn on cia games under the successor's prompt only (the paper-prompt file of the same run is left
+    out), and on paper games under the paper's; no base model, so no test against it."""
     out, _ = report
     t = pd.read_csv(out/"cia_belief_gain.csv")
-    assert t.turn.tolist() == [1, 2, 3] and t.n.tolist() == [2, 2, 1] and t["mean"].tolist() == pytest.approx([0, 2, 2])
+    cia = t[t.protocol == "cia"]
+    assert cia.turn.tolist() == [1, 2, 3] and cia.n.tolist() == [2, 2, 1] and cia["mean"].tolist() == pytest.approx([0, 2, 2])
+    assert t[t.protocol == "paper"].n.tolist() == [6, 6, 4, 1]                 # q's six paper games reach turns 1-4
     c = card(out, "cia_belief_gain")
-    assert c["has_data"] and c["reading"] == "Mean gain of the own belief per turn: q +1.20 nats" and c["rests_on"]["games"] == 2   # (1 + 3 + 2 - 1 + 1) / 5
+    # paper: (2+2+4) + (1-0.5-1) + (2+4) + (-1+0+2-1) + (0+1) + (-1+0+0) over 17 turns; cia: (1 + 3 + 2 - 1 + 1) / 5
+    assert c["has_data"] and c["reading"] == "Mean gain of the own belief per turn, paper / cia games: q +0.79 / +1.20 nats"
+    assert c["rests_on"]["games"] == 8
+    g = card(out, "cia_gain_test")
+    assert not g["has_data"] and g["note"].startswith("no base model to test against")
 
 def test_readings(report):
     "Each item's one-line reading, from the numbers above: the best pass@1 per protocol, the reference beliefs' first and last states, the flip."
     out, _ = report
-    assert card(out, "table1_pass_at_1")["reading"] == "Most games won, per protocol: cia q 50%; evals-shortlist q 0%; paper q 33%"
+    # the knowledge judge reads 2 of q's 17 paper questions: the guesses that name cat and dog ("Question 1?" it cannot read)
+    assert card(out, "table1_pass_at_1")["reading"] == ("Most games won, per protocol: cia q 50%; evals-shortlist q 0%; paper q 33%. "
+                                                        "Questions the knowledge judge reads, paper games: q 12%")
     assert card(out, "fig3_counterfactual")["reading"] == "Mean belief from the first to the last state: q -8.5 → -3.0 nats"   # (-9 - 8) / 2, (-4 - 2) / 2
     assert card(out, "fig4_flip")["reading"] == "The flip lowers the mean belief for 1 of 1 scorers: q -2.75 nats"          # (-4 - 1.5) / 2
     assert card(out, "table5_reward_hacks")["reading"] == "No questioner is flagged."
@@ -232,6 +242,12 @@ def test_reproduce_tiny(tiny_job):
         assert card_t.loc[(credit, 0), "mean_reward"] == pytest.approx(np.mean([g["reward"]["reward"] for g in gs]))
         assert card_t.loc[(credit, 0), "mean_gain"] == pytest.approx(np.mean([(g["beliefs"][-1] - g["beliefs"][0]) / len(g["turns"]) for g in gs]))
     assert not list((tmp_path/"models").glob("*/checkpoint-*"))                         # finished trainings keep no checkpoints
+    asked = {q: [g for p in ("paper", "evals-shortlist", "cia") for g in read_jsonl(tmp_path/"runs"/f"{p}--{slug(q)}"/"games.jsonl")]
+             for q in ("smollm2-135m", sft)}                                    # the same secrets and seeds
+    readable = {q: readable_share(gs) for q, gs in asked.items()}
+    assert readable[sft] > readable["smollm2-135m"], readable                   # SFT on the teacher's games taught its questions
+    gains = pd.read_csv(tmp_path/"cia_gain_test.csv")                             # each questioner's own gain against the base's
+    assert {(p, q) for p, q in zip(gains.protocol, gains.questioner)} >= {(p, q) for p in ("paper", "cia") for q in (sft, grpo, delta)}
     n = t.set_index(["protocol", "questioner"]).n
     assert n[("paper", "wordnet")] == 3 and n[("paper", "smollm2-135m")] == 1     # the model-free sizes; the teacher's train games are not in the report
     games = read_jsonl(tmp_path/"runs"/"paper--wordnet"/"games.jsonl")

@@ -15,9 +15,9 @@ from .edits import shortest_successful, flip_penultimate
 
 # %% auto #0
 __all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn', 'outcome_pairs',
-           'stars', 'permutation_test', 'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups',
-           'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs',
-           'report_dir', 'reference_inputs', 'reward_hacks']
+           'stars', 'permutation_test', 'secret_gains', 'gain_test', 'make_reference', 'belief_by_turn',
+           'flip_difference', 'solve_groups', 'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table',
+           'example_runs', 'report_inputs', 'report_dir', 'reference_inputs', 'reward_hacks']
 
 # %% ../nbs/41_analysis.ipynb #c9c067f5
 def load_runs(runs_dir:Path|str, # a folder of run folders
@@ -128,6 +128,32 @@ def permutation_test(pairs:pd.DataFrame, # rows of `outcome_pairs` (won_mean, lo
     res = _pt((x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", vectorized=True,
               n_resamples=n_resamples, alternative="greater", rng=np.random.default_rng(seed))
     return dict(n_pairs=n, statistic=float(res.statistic), p_value=float(res.pvalue), stars=stars(float(res.pvalue)))
+
+# %% ../nbs/41_analysis.ipynb #a6219db3
+def secret_gains(beliefs:pd.DataFrame, # belief rows of one scorer on one questioner's games
+                 max_turn:int|None=None, # only turns 1..max_turn (None: all)
+                ) -> pd.Series:
+    "Mean belief gain per turn for each secret, over its games and their turns 1..`max_turn`."
+    df = belief_gains(beliefs).query("turn >= 1")
+    if max_turn is not None: df = df[df.turn <= max_turn]
+    return df.groupby("secret").gain.mean()
+
+def gain_test(gains, # per-secret mean gains of a questioner (`secret_gains`)
+              baseline, # the same for the model it is compared with
+              n_resamples:int=10_000, # label permutations (exact when the splits of the secrets are not more)
+              seed:int=0, # seed of the Monte Carlo permutations
+             ) -> dict:
+    ("One-sided permutation test on secrets that `gains` run above `baseline`: n_secrets, gain, baseline, statistic "
+     "(their difference), p_value and stars (no test below two secrets a side: p NaN).")
+    from scipy.stats import permutation_test as _pt   # deferred: scipy
+    x, y = (pd.Series(v, dtype=float).dropna().to_numpy() for v in (gains, baseline))
+    mx, my = (float(v.mean()) if len(v) else math.nan for v in (x, y))
+    out = dict(n_secrets=len(x), gain=mx, baseline=my, statistic=mx - my, p_value=math.nan, stars="")
+    if len(x) < 2 or len(y) < 2: return out
+    res = _pt((x, y), lambda a, b, axis: np.mean(a, axis=axis) - np.mean(b, axis=axis), vectorized=True,
+              permutation_type="independent", n_resamples=n_resamples, alternative="greater",
+              rng=np.random.default_rng(seed))
+    return out | dict(p_value=float(res.pvalue), stars=stars(float(res.pvalue)))
 
 # %% ../nbs/41_analysis.ipynb #aa94633f
 def _write_games(folder:Path, records:list[dict]):

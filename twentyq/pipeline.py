@@ -94,7 +94,9 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
 # save_steps (SFT), grpo_save_steps: a checkpoint every so many steps, for a killed training to resume from (0: none;
 # minutes at the embedded size)
 train_scales = {
-    "embedded": dict(secrets=12, sft_steps=3, batch_size=4, lr=1e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5,
+    # SFT: 8 steps of 4 of the teacher's 64 games at 2e-4, the cheapest setting that taught SmolLM2-135M its teacher's
+    # questions (benchmarks/bench_sft_effect.py)
+    "embedded": dict(secrets=64, sft_steps=8, batch_size=4, lr=2e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5,
                      grpo_lr=1e-5, max_questions=6, questioner_max_tokens=24, belief_weight=0.5, save_steps=0,
                      grpo_save_steps=0, micro_batch=1),
     "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5,

@@ -27,8 +27,8 @@ from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_
 # %% auto #0
 __all__ = ['LETTER_MARGIN', 'get_pool', 'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores',
            'sample_question', 'read_questioner_chat', 'next_move', 'WordNetQuestioner', 'read_judge_chat',
-           'cia_history', 'knowledge_answer', 'judge_reply', 'KnowledgeJudge', 'play_wordnet', 'candidates_left',
-           'ideal_beliefs', 'knowledge_contradictions']
+           'cia_history', 'knowledge_answer', 'readable_share', 'judge_reply', 'KnowledgeJudge', 'play_wordnet',
+           'candidates_left', 'ideal_beliefs', 'knowledge_contradictions']
 
 # %% ../nbs/13_wordnet.ipynb #893fbb3b
 def _letter_masks(keys):
@@ -331,6 +331,18 @@ def knowledge_answer(question:str, # the question
     if _explicit_guess.fullmatch(question or ""):
         return "No", f"The question names {named_word(question)}, not the secret word."
     return None, "The knowledge cannot read this question."
+
+# %% ../nbs/13_wordnet.ipynb #8daad37f
+def readable_share(games, # game records (dicts) or a DataFrame of games
+                   knowledge=None, # the knowledge (None: the shipped file)
+                  ) -> float:
+    ("Share of the questions of `games` that the knowledge judge reads (`knowledge_answer` gives an answer); "
+     "NaN if none.")
+    kn = load_knowledge(knowledge)
+    rs = games.to_dict("records") if isinstance(games, pd.DataFrame) else games
+    read = [knowledge_answer(t.get("question") or "", r["secret"], kn)[0] is not None
+            for r in rs for t in r.get("turns") or []]
+    return sum(read) / len(read) if read else math.nan
 
 # %% ../nbs/13_wordnet.ipynb #b16de183
 _yes_no_start = re.compile(
