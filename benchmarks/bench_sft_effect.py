@@ -7,7 +7,7 @@ the paper protocol against the knowledge judge on the main job's test secrets (4
 question; the gain is read over the first 6 turns (the main job's games) and over all of them. p: one-sided permutation test on secrets
 that the setting's per-secret gain (first 6 turns) exceeds the base model's (`twentyq.analysis.gain_test`).
 
-Run: .venv/bin/python benchmarks/bench_sft_effect.py [--settings main,hint,...] [--out DIR] [--questions 13]   (prints a table, writes
+Run: .venv/bin/python benchmarks/bench_sft_effect.py [--settings main-old,hint,...] [--out DIR] [--questions 13]   (prints a table, writes
 DIR/sft_effect.csv and DIR/sft_effect.png)"""
 import argparse, json, os, re, subprocess, sys, time
 from pathlib import Path
@@ -105,10 +105,11 @@ def main():
         print(pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.3g}"), flush=True)
     df = pd.DataFrame(rows); df.to_csv(out/"sft_effect.csv", index=False)
     import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
-    fig, axs = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, col, label in [(axs[0], "readable", "share of questions the knowledge judge reads"),
-                           (axs[1], "gain6", "mean own belief gain per turn (nats, turns 1-6)")]:
-        ax.bar(df.setting, df[col]); ax.set(ylabel=label); ax.tick_params(axis="x", rotation=90)
+    fig, axs = plt.subplots(1, 3, figsize=(14, 4.5))
+    for ax, col, label in [(axs[0], "readable", "questions the knowledge judge reads (share)"),
+                           (axs[1], "gain6", "own belief gain per turn, turns 1-6 (nats)"),
+                           (axs[2], "train_s", "training wall time (s)")]:
+        ax.bar(df.setting, df[col]); ax.set_title(label, fontsize=10); ax.tick_params(axis="x", rotation=90)
     fig.tight_layout(); fig.savefig(out/"sft_effect.png", dpi=100)
     print(f"\n{out/'sft_effect.csv'}, {out/'sft_effect.png'}")
 
