@@ -55,7 +55,7 @@ def evaluate(out:Path, who:str, questions:int) -> dict:
     from twentyq.rollout import play
     from twentyq.beliefs import score_run
     from twentyq.runs import read_run, load_beliefs
-    from twentyq.analysis import belief_gains
+    from twentyq.analysis import belief_gains, secret_gains
     from twentyq.wordnet import readable_share
     run = out/f"games-{Path(who).name}"
     play(questioner=who, judge="wordnet-judge", protocol="paper", secrets="nouns_test", limit=4, iterations=2,
@@ -65,7 +65,7 @@ def evaluate(out:Path, who:str, questions:int) -> dict:
     gains = belief_gains(load_beliefs(run)).query("turn >= 1")
     return dict(readable=readable_share(games), wins=sum(bool(g["won"]) for g in games), games=len(games),
                 gain6=float(gains[gains.turn <= 6].gain.mean()), gain_all=float(gains.gain.mean()),
-                per_secret=gains[gains.turn <= 6].groupby("secret").gain.mean().to_dict())
+                per_secret=secret_gains(load_beliefs(run), max_turn=6).to_dict())
 
 def peak_gb(stderr:str) -> float:
     return int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1)) / 2**20
