@@ -9,7 +9,7 @@ that the setting's per-secret gain (first 6 turns) exceeds the base model's (`tw
 
 Run: .venv/bin/python benchmarks/bench_sft_effect.py [--settings main-old,hint,...] [--out DIR] [--questions 13]   (prints a table, writes
 DIR/sft_effect.csv and DIR/sft_effect.png)"""
-import argparse, json, os, re, subprocess, sys, time
+import argparse, json, re, subprocess, sys, time
 from pathlib import Path
 
 # name: teacher secrets, steps, learning rate, batch, micro-batch, lora, rows (game: one per game; turn: one per question)
@@ -51,7 +51,6 @@ def train_one(out:Path, name:str):
 
 def evaluate(out:Path, who:str, questions:int) -> dict:
     "Play `who`'s paper games on the main job's test secrets, score its own beliefs, and read them."
-    import pandas as pd
     from twentyq.rollout import play
     from twentyq.beliefs import score_run
     from twentyq.runs import read_run, load_beliefs
@@ -61,11 +60,11 @@ def evaluate(out:Path, who:str, questions:int) -> dict:
     play(questioner=who, judge="wordnet-judge", protocol="paper", secrets="nouns_test", limit=4, iterations=2,
          max_questions=questions, questioner_max_tokens=24, out=str(run), progress=False)
     score_run(run, who, progress=False)
-    games = read_run(run)
-    gains = belief_gains(load_beliefs(run)).query("turn >= 1")
+    games, beliefs = read_run(run), load_beliefs(run)
+    gains = belief_gains(beliefs).query("turn >= 1")
     return dict(readable=readable_share(games), wins=sum(bool(g["won"]) for g in games), games=len(games),
                 gain6=float(gains[gains.turn <= 6].gain.mean()), gain_all=float(gains.gain.mean()),
-                per_secret=secret_gains(load_beliefs(run), max_turn=6).to_dict())
+                per_secret=secret_gains(beliefs, max_turn=6).to_dict())
 
 def peak_gb(stderr:str) -> float:
     return int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr).group(1)) / 2**20
@@ -98,7 +97,7 @@ def main():
         if name == "base": base = ev["per_secret"]
         test = gain_test(ev["per_secret"], base) if name != "base" else dict(p_value=float("nan"))
         info = json.loads((out/name/"bench.json").read_text()) if name != "base" else {}
-        rows.append(dict(setting=name, **({k: v for k, v in settings.get(name, {}).items()}), **info,
+        rows.append(dict(setting=name, **settings.get(name, {}), **info,
                          train_s=round(train["wall"]), train_peak_gb=train["peak"], readable=ev["readable"],
                          gain6=ev["gain6"], gain_all=ev["gain_all"], p_vs_base=test["p_value"], wins=ev["wins"],
                          games=ev["games"], eval_s=round(ewall)))
