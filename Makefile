@@ -1,6 +1,6 @@
 # twentyq: the two commands of the README, and their set-up.
 #   make reproduce   run the main job on the embedded default models (report under reports/)
-#   make test        run the whole test suite (notebook hygiene, pytest, nbdev-test)
+#   make test        run the whole test suite (notebook hygiene; pytest on two workers, the notebooks' checks among the tests)
 #   make docs        build the documentation site from the notebooks into _docs/, every notebook executed (minutes)
 #   make docs-fast   the same site in seconds, the notebooks rendered as stored; make docs-serve serves _docs/ (search needs http)
 #   make vllm        build .venv-vllm, vLLM's own environment, for `twentyq serve` and the vllm engine (make test builds it too)
@@ -76,8 +76,7 @@ chromium:
 
 test: $(DEV_STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python .ci/check_notebooks.py
-	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider
-	cd nbs && ../$(BIN)/nbdev-test --n-workers 1 --skip-folder-re '^paper$$'   # nbs/paper runs through papermill in tests/
+	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder   # the notebooks too (test_notebooks)
 
 # the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/63_docs.ipynb):
 # every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"

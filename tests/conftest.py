@@ -1,9 +1,12 @@
 """The real fixtures the tests share, each made once per test run (session scope): each embedded model's backend, one vLLM
 server (LoRA enabled, so that the adapter tests and the plain ones share it), the tiny main job (its runs, its report and
-its three trained models) and the documentation site. Tests that use the server run last, together, so that it is
-started once and the tests before it run on an idle machine."""
+its three trained models) and the documentation site. `make test` runs the tests and the notebooks (test_notebooks) on two
+workers (pytest-xdist, `--dist loadgroup`): the tests of a shared fixture make one group, which one worker runs, so that
+the fixture is still made once; the two largest groups (the tiny main job, the vLLM server) start first."""
 import os
 os.environ["HF_HUB_OFFLINE"] = "1"   # tests never reach a model hub, whatever the environment says
+if workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):   # pytest -n N: the workers share the cores
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 import pytest
 
 MODEL = "smollm2-135m"
@@ -28,9 +31,19 @@ def vllm_server():
     with VLLMServer(MODEL, lora_rank=16) as s: yield s
 
 def vllm_pids() -> set[str]:
-    "The process ids of the vLLM servers running now."
+    """The process ids of the vLLM servers running now that this test worker started, itself or through a command it ran: those of
+    the vLLM environment's Python (not a notebook's stand-ins) whose environment names this worker (servers inherit it, and keep it
+    when the command that started them is gone), not those of the other worker."""
     import subprocess
-    return set(subprocess.run(["pgrep", "-f", "vllm.entrypoints.openai.api_server"], capture_output=True, text=True).stdout.split())
+    from twentyq.serving import vllm_python
+    pids = subprocess.run(["pgrep", "-f", "vllm.entrypoints.openai.api_server"], capture_output=True, text=True).stdout.split()
+    worker = os.environ.get("PYTEST_XDIST_WORKER")   # None: no other worker
+    def ours(pid):
+        try:
+            argv, env = (open(f"/proc/{pid}/{f}", "rb").read().split(b"\0") for f in ("cmdline", "environ"))
+            return argv[0].decode() == str(vllm_python()) and (worker is None or f"PYTEST_XDIST_WORKER={worker}".encode() in env)
+        except OSError: return False   # gone since
+    return {p for p in pids if ours(p)}
 
 @pytest.fixture(scope="session")
 def tiny_job(tmp_path_factory):
@@ -42,20 +55,36 @@ def tiny_job(tmp_path_factory):
                           model_free=dict(limit=3, max_questions=13))
     # SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py, tiny-2x2-1e-3)
     train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
-                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=1, grpo_save_steps=1, micro_batch=1)
+                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=2, grpo_save_steps=0, micro_batch=1)
+    # one checkpoint (SFT's last step), which the job deletes when done: checkpoints are 1.6 GB each
     try: table = reproduce(out=str(out), questioners=f"{MODEL},wordnet", scorers=MODEL, scale="tiny")
     finally: del scales["tiny"], train_scales["tiny"]
     return out, table
 
 @pytest.fixture(scope="session")
 def docs_site(tmp_path_factory):
-    "The documentation site, built once: notebooks as stored, the paper's figure notebooks executed, MkDocs strict; (folder, rows)."
+    """The documentation site, built once: notebooks as stored but two of the paper's figures, executed (every figure notebook runs
+    on the same inputs in test_report), MkDocs strict; (folder, rows)."""
     from twentyq.docs import build_docs
     d = tmp_path_factory.mktemp("docs")
-    rows = build_docs(d/"_docs", execute=["paper/"], replay_scorer=None, docs_dir=d/"src", cache_dir=d/"cache",
+    rows = build_docs(d/"_docs", execute=["paper/table1_", "paper/fig1_"], replay_scorer=None, docs_dir=d/"src", cache_dir=d/"cache",
                       strict=True, progress=False)   # strict: a page missing from the nav or a broken link fails the build
     return d/"_docs", rows
 
+def group(item) -> str|None:
+    """The worker group of a test: the tests of the tiny main job, of vLLM servers (the shared one, and the own server of
+    test_grpo_vllm's command, not to run beside it) and of the docs site each together; a file's tests together where they
+    share a module fixture; None for any other test, which xdist sends alone."""
+    names, path = getattr(item, "fixturenames", ()), item.path.name
+    if "tiny_job" in names: return "tiny-job"
+    if "vllm_server" in names or path in ("test_vllm.py", "test_grpo_vllm.py"): return "vllm"
+    if "docs_site" in names: return "docs"
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return path if any(d[-1].scope == "module" for d in defs.values()) else None
+
+@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups into the test ids
 def pytest_collection_modifyitems(items):
-    "The tests on the shared vLLM server last, one after another (a stable sort keeps each file's order)."
-    items.sort(key=lambda it: "vllm_server" in getattr(it, "fixturenames", ()))
+    "Each test in its group (`xdist_group`); the tiny main job's tests first, then the vLLM server's, then the rest in order."
+    for it in items:
+        if g := group(it): it.add_marker(pytest.mark.xdist_group(g))
+    items.sort(key=lambda it: {"tiny-job": 0, "vllm": 1}.get(group(it), 2))

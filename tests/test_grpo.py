@@ -1,17 +1,16 @@
 """GRPO on whole games with SmolLM2 against the knowledge judge. The tiny main job's two trainings (conftest's `tiny_job`: GRPO with
-the belief term, ΔBelief-RL's turn credit, both in micro-batches of one game) show the records and the changed weights; here, one
-turn-credit step that a rerun resumes, the same step taken whole and in micro-batches for each credit, a refused option, and two
-processes."""
+the belief term, ΔBelief-RL's turn credit, both in micro-batches of one game) show the records and the changed weights, and each
+is taken again here in one pass, for the same update; the turn credit's whole step, rerun for two steps, resumes its
+checkpoint; a refused option; two processes."""
 import json, os, socket, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest, torch
-from twentyq.grpo import grpo, weights_sha256
+from dataclasses import fields
+from twentyq.grpo import GRPOSpec, grpo, weights_sha256
 from twentyq.models import load_model
 from twentyq.runs import read_jsonl
 from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
 
-TINY = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12,
-            belief_weight=1.0, lr=1e-4, save_steps=0, disable_tqdm=True)
 CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",
            reward="cia", credit="turn", lr=1e-4, disable_tqdm=True)
 
@@ -44,34 +43,41 @@ def test_turn_credit_records_recompute_it(tiny_job):
     assert (cfg["reward"], cfg["credit"], cfg["cia_weights"]) == ("cia", "turn", cia_reward_weights)
     assert changed(cfg["model"], d)
 
-def same_step(whole, micro):
-    "Both runs played the same games, and their updates agree within float error (the gradient accumulated over one-game passes)."
+def spec_of(cfg:dict) -> GRPOSpec:
+    "The training a `grpo_config.json` records."
+    return GRPOSpec(**{f.name: cfg[f.name] for f in fields(GRPOSpec)})
+
+def same_step(whole, micro, start):
+    """Both runs played the same games, and their updates from the weights of `start` agree within float error (the
+    gradient accumulated over one-game passes)."""
     plays = [[(g["game_id"], [t["question"] for t in g["turns"]]) for g in read_jsonl(d/"games.jsonl")] for d in (whole, micro)]
     assert plays[0] == plays[1]                                                      # the same games
-    w0 = load_model("smollm2-135m")[0].state_dict()
+    w0 = load_model(str(start), cache=False)[0].state_dict()
     a, b = (load_model(str(d), cache=False)[0].state_dict() for d in (whole, micro))
     step = torch.cat([(a[k] - w0[k]).flatten() for k in w0]); diff = torch.cat([(a[k] - b[k]).flatten() for k in w0])
     assert step.norm() > 0 and diff.norm() < 1e-2 * step.norm(), (diff.norm(), step.norm())
 
-def test_turn_credit_step_in_micro_batches_and_a_rerun_resumes(tmp_path):
-    "One turn-credit step, whole and in micro-batches of one game: the same update; a rerun for two steps resumes the whole one's checkpoint."
-    out = tmp_path/"dbrl"
-    grpo(model="smollm2-135m", out=out, steps=1, **CIA)
-    grpo(model="smollm2-135m", out=tmp_path/"micro", steps=1, micro_batch=1, save_steps=0, **CIA)
-    same_step(out, tmp_path/"micro")
-    assert (out/"checkpoint-1").is_dir() and not list((tmp_path/"micro").glob("checkpoint-*"))
+def test_game_credit_step_whole_equals_micro_batches(tiny_job, tmp_path):
+    "The tiny job's GRPO step (TRL's GRPO, one advantage per game, in micro-batches of one game), taken whole: the same update."
+    d, _, cfg = trained(tiny_job[0], "grpo")
+    grpo(spec_of(cfg), tmp_path/"whole", micro_batch=0, save_steps=0)
+    same_step(tmp_path/"whole", d, cfg["model"])
+
+def test_turn_credit_step_whole_equals_micro_batches_and_a_rerun_resumes(tiny_job, tmp_path):
+    """The tiny job's ΔBelief-RL step (micro-batches of one game), taken whole: the same update; a rerun of the whole one for two
+    steps resumes its checkpoint, playing step 1's games only, a game of a killed step 1 not kept."""
+    d, _, cfg = trained(tiny_job[0], "delta")
+    spec, out = spec_of(cfg), tmp_path/"whole"
+    grpo(spec, out, micro_batch=0, save_steps=1)
+    same_step(out, d, cfg["model"])
+    assert (out/"checkpoint-1").is_dir() and not list(d.glob("checkpoint-*"))
     games = read_jsonl(out/"games.jsonl")
     with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
-    tr = grpo(model="smollm2-135m", out=out, steps=2, **CIA)
+    tr = grpo(spec, out, micro_batch=0, save_steps=1, steps=2)
     assert tr.state.global_step == 2
-    games = read_jsonl(out/"games.jsonl")
-    assert sorted(g["grpo_step"] for g in games) == [0] * 4 + [1] * 4 and "stale#9" not in {g["game_id"] for g in games}
-    with pytest.raises(ValueError, match="must divide"): grpo(model="smollm2-135m", out=tmp_path/"odd", steps=1, micro_batch=3, **CIA)
-
-def test_game_credit_step_in_micro_batches(tmp_path):
-    "One game-credit step (TRL's GRPO, one advantage per game), whole and in micro-batches of one game: the same update."
-    grpo(model="smollm2-135m", out=tmp_path/"whole", steps=1, **TINY); grpo(model="smollm2-135m", out=tmp_path/"micro", steps=1, micro_batch=1, **TINY)
-    same_step(tmp_path/"whole", tmp_path/"micro")
+    steps = sorted(g["grpo_step"] for g in read_jsonl(out/"games.jsonl"))
+    assert steps == [0] * len(games) + [1] * len(games) and "stale#9" not in {g["game_id"] for g in read_jsonl(out/"games.jsonl")}
+    with pytest.raises(ValueError, match="must divide"): grpo(spec, tmp_path/"odd", micro_batch=3)
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
     r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],

