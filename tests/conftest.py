@@ -37,11 +37,11 @@ def vllm_pids() -> set[str]:
     import subprocess
     from twentyq.serving import vllm_python
     pids = subprocess.run(["pgrep", "-f", "vllm.entrypoints.openai.api_server"], capture_output=True, text=True).stdout.split()
-    worker = os.environ.get("PYTEST_XDIST_WORKER")   # None: no other worker
+    python, worker = str(vllm_python()), os.environ.get("PYTEST_XDIST_WORKER")   # worker None: no other worker
     def ours(pid):
         try:
             argv, env = (open(f"/proc/{pid}/{f}", "rb").read().split(b"\0") for f in ("cmdline", "environ"))
-            return argv[0].decode() == str(vllm_python()) and (worker is None or f"PYTEST_XDIST_WORKER={worker}".encode() in env)
+            return argv[0].decode() == python and (worker is None or f"PYTEST_XDIST_WORKER={worker}".encode() in env)
         except OSError: return False   # gone since
     return {p for p in pids if ours(p)}
 
@@ -77,7 +77,7 @@ def group(item) -> str|None:
     share a module fixture; None for any other test, which xdist sends alone."""
     names, path = getattr(item, "fixturenames", ()), item.path.name
     if "tiny_job" in names: return "tiny-job"
-    if "vllm_server" in names or path in ("test_vllm.py", "test_grpo_vllm.py"): return "vllm"
+    if "vllm_server" in names or path == "test_grpo_vllm.py": return "vllm"
     if "docs_site" in names: return "docs"
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     return path if any(d[-1].scope == "module" for d in defs.values()) else None
@@ -85,6 +85,7 @@ def group(item) -> str|None:
 @pytest.hookimpl(tryfirst=True)   # before xdist reads the groups into the test ids
 def pytest_collection_modifyitems(items):
     "Each test in its group (`xdist_group`); the tiny main job's tests first, then the vLLM server's, then the rest in order."
+    groups = {it.nodeid: group(it) for it in items}
     for it in items:
-        if g := group(it): it.add_marker(pytest.mark.xdist_group(g))
-    items.sort(key=lambda it: {"tiny-job": 0, "vllm": 1}.get(group(it), 2))
+        if g := groups[it.nodeid]: it.add_marker(pytest.mark.xdist_group(g))
+    items.sort(key=lambda it: {"tiny-job": 0, "vllm": 1}.get(groups[it.nodeid], 2))
