@@ -71,7 +71,7 @@ def test_an_inspect_log_of_another_task_is_refused(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("twentyq: error:") and len(r.stderr.strip().splitlines()) == 1
 
 
-QUICK = dict(limit=2, max_questions=3, questioner_max_tokens=24)
+QUICK = dict(limit=2, max_questions=2, questioner_max_tokens=16)
 
 def _inspect_eval(out, model:list, *opts, judge="wordnet-judge", env=None):
     "Run `inspect eval twentyq/twenty_questions` with `model` (its --model options) as a user types it; its log turned into a run folder."

@@ -13,7 +13,7 @@ from twentyq.runs import read_run, check_record
 
 pytestmark = pytest.mark.timeout(900)
 BIN = Path(sys.executable).parent
-QUICK = dict(max_questions=3, questioner_max_tokens=24)
+QUICK = dict(max_questions=2, questioner_max_tokens=16)
 
 
 def vf_eval(url, out, *opts):

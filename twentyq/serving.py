@@ -384,7 +384,7 @@ def wait_ready(self:VLLMServer, timeout:float=600):
 
 # %% ../nbs/11_serving.ipynb #c38d9a77
 @patch
-def stop(self:VLLMServer, timeout:float=30, # seconds between SIGTERM and SIGKILL
+def stop(self:VLLMServer, timeout:float=10, # seconds between SIGTERM and SIGKILL
         ):
     "Stop the server's process group: SIGTERM, then SIGKILL after `timeout` seconds."
     if not self.running: return
