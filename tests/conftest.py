@@ -3,13 +3,18 @@ server (LoRA enabled, so that the adapter tests and the plain ones share it), th
 its three trained models) and the documentation site. `make test` runs the tests and the notebooks (test_notebooks) on two
 workers (pytest-xdist, `--dist loadgroup`): the tests of a shared fixture make one group, which one worker runs, so that
 the fixture is still made once; the two largest groups (the tiny main job, the vLLM server) start first."""
-import os
+import os, sys
+from pathlib import Path
 os.environ["HF_HUB_OFFLINE"] = "1"   # tests never reach a model hub, whatever the environment says
 if workers := int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")):   # pytest -n N: the workers share the cores
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 import pytest
 
 MODEL = "smollm2-135m"
+
+def twentyq(*args) -> list[str]:
+    "The `twentyq` command with `args`, as a user types it: this environment's entry script."
+    return [str(Path(sys.executable).parent/"twentyq"), *map(str, args)]
 
 @pytest.fixture(scope="session")
 def smol():

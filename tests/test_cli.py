@@ -1,25 +1,23 @@
 "The `twentyq` command end to end: play a run, then score it."
-import subprocess, sys
-from pathlib import Path
+import subprocess
 import pandas as pd
+from conftest import twentyq
 
 def test_play_then_score(tmp_path):
-    exe = str(Path(sys.executable).parent/"twentyq")
     run = tmp_path/"run"
-    subprocess.run([exe, "play", "--questioner", "smollm2-135m", "--limit", "1", "--max-questions", "2",
-                    "--questioner-max-tokens", "12", "--judge-max-tokens", "24", "--out", str(run)], check=True, capture_output=True)
-    r = subprocess.run([exe, "score", "--run", str(run), "--scorer", "smollm2-135m"], check=True, capture_output=True, text=True)
+    subprocess.run(twentyq("play", "--questioner", "smollm2-135m", "--limit", "1", "--max-questions", "2",
+                    "--questioner-max-tokens", "12", "--judge-max-tokens", "24", "--out", str(run)), check=True, capture_output=True)
+    r = subprocess.run(twentyq("score", "--run", str(run), "--scorer", "smollm2-135m"), check=True, capture_output=True, text=True)
     assert "beliefs:" in r.stdout
     b = pd.read_parquet(next(run.glob("beliefs-*")))
     assert sorted(b.turn) == [0, 1, 2] and (b.logprob < 0).all() and set(b.scorer) == {"smollm2-135m"}
-    r = subprocess.run([exe, "score", "--scorer", "smollm2-135m"], capture_output=True, text=True)
+    r = subprocess.run(twentyq("score", "--scorer", "smollm2-135m"), capture_output=True, text=True)
     assert r.returncode != 0 and "--run is required" in r.stderr
 
 def test_play_cia_summary(tmp_path):
     "The successor's protocol with no model (the WordNet questioner and the knowledge judge): its summary has Mean@k and Pass@k."
-    exe = str(Path(sys.executable).parent/"twentyq")
-    r = subprocess.run([exe, "play", "--protocol", "cia", "--questioner", "wordnet", "--judge", "wordnet-judge", "--iterations", "2",
-                        "--limit", "3", "--max-questions", "13", "--out", str(tmp_path/"run")], check=True, capture_output=True, text=True)
+    r = subprocess.run(twentyq("play", "--protocol", "cia", "--questioner", "wordnet", "--judge", "wordnet-judge", "--iterations", "2",
+                        "--limit", "3", "--max-questions", "13", "--out", str(tmp_path/"run")), check=True, capture_output=True, text=True)
     head, row = r.stdout.splitlines()[:2]
     assert head.split()[:10] == ["protocol", "questioner", "judge", "n", "pass1_mean", "pass1_std", "k", "mean_at_k", "mean_at_k_std", "pass_at_k"]
     assert row.split()[:4] == ["cia", "wordnet", "wordnet-judge", "6"] and row.split()[6] == "2"
@@ -30,15 +28,14 @@ def test_play_cia_summary(tmp_path):
 
 def test_a_player_is_refused_in_a_role_it_cannot_play(tmp_path):
     "The model-free questioner plays the knowledge judge when no judge is named; a player in a role it cannot take is one line, status 2."
-    exe = str(Path(sys.executable).parent/"twentyq")
-    r = subprocess.run([exe, "play", "--questioner", "wordnet", "--limit", "3", "--out", str(tmp_path/"run")], check=True, capture_output=True, text=True)
+    r = subprocess.run(twentyq("play", "--questioner", "wordnet", "--limit", "3", "--out", str(tmp_path/"run")), check=True, capture_output=True, text=True)
     row = r.stdout.splitlines()[1].split()
     assert row[:4] == ["paper", "wordnet", "wordnet-judge", "3"] and float(row[4]) == 100.0   # the knowledge judge answered: all won
     for args, role, right in [(["play", "--questioner", "wordnet", "--judge", "wordnet", "--out", str(tmp_path/"a")], "judge", "'wordnet-judge'"),
                               (["play", "--questioner", "wordnet-judge", "--out", str(tmp_path/"b")], "questioner", "'wordnet'"),
                               (["score", "--run", str(tmp_path/"run"), "--scorer", "wordnet-judge"], "scorer", "'wordnet'"),
                               (["reproduce", "--judge", "wordnet", "--out", str(tmp_path/"c")], "judge", "'wordnet-judge'")]:
-        r = subprocess.run([exe, *args], capture_output=True, text=True)
+        r = subprocess.run(twentyq(*args), capture_output=True, text=True)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert r.stderr.startswith("twentyq: error: ") and f"cannot be the {role}" in r.stderr and f"use {right}" in r.stderr
     assert not (tmp_path/"a").exists() and not (tmp_path/"c").exists()   # refused before anything was written

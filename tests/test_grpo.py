@@ -10,6 +10,7 @@ from twentyq.grpo import GRPOSpec, grpo, weights_sha256
 from twentyq.models import load_model
 from twentyq.runs import read_jsonl
 from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
+from conftest import twentyq
 
 CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",
            reward="cia", credit="turn", lr=1e-4, disable_tqdm=True)
@@ -75,12 +76,12 @@ def test_turn_credit_step_whole_equals_micro_batches_and_a_rerun_resumes(tiny_jo
     with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
     tr = grpo(spec, out, micro_batch=0, save_steps=1, steps=2)
     assert tr.state.global_step == 2
-    steps = sorted(g["grpo_step"] for g in read_jsonl(out/"games.jsonl"))
-    assert steps == [0] * len(games) + [1] * len(games) and "stale#9" not in {g["game_id"] for g in read_jsonl(out/"games.jsonl")}
+    after = read_jsonl(out/"games.jsonl")
+    assert sorted(g["grpo_step"] for g in after) == [0] * len(games) + [1] * len(games) and "stale#9" not in {g["game_id"] for g in after}
     with pytest.raises(ValueError, match="must divide"): grpo(spec, tmp_path/"odd", micro_batch=3)
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
-    r = subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", "grpo", "--credit", "turn", "--out", str(tmp_path/"x")],
+    r = subprocess.run(twentyq("grpo", "--credit", "turn", "--out", tmp_path/"x"),
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip() == "twentyq: error: credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)"
 

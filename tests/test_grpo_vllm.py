@@ -2,7 +2,7 @@
 step k are played under step k's adapter, loaded at run time (on the test run's shared server, LoRA enabled), and the server's greedy
 replies under it equal, token for token, the in-process engine's with the same adapter merged; `twentyq grpo --policy-engine vllm`
 starts and stops a server of its own."""
-import json, subprocess, sys
+import json, subprocess
 import pytest
 from safetensors.torch import load_file
 from twentyq.backend import HFBackend
@@ -11,7 +11,7 @@ from twentyq.models import load_model
 from twentyq.runs import read_jsonl
 from twentyq.sampling import Sampling
 from twentyq.serving import OpenAIBackend, vllm_python
-from conftest import MODEL, vllm_pids
+from conftest import MODEL, twentyq, vllm_pids
 
 pytestmark = pytest.mark.timeout(900)
 TINY = dict(secrets="nouns_train", limit=1, secrets_per_step=1, games_per_secret=2, max_questions=2, questioner_max_tokens=16, save_steps=0)
@@ -48,15 +48,12 @@ def test_each_step_is_played_under_its_adapter_and_served_replies_equal_the_merg
     assert len(chats) >= 3 and all(ids(served)) and ids(served) == ids(local)
     assert served != base_served   # the adapter changes the replies, so the equality above is the adapter's
 
-def _twentyq(*args):
-    return subprocess.run([sys.executable, "-c", "from twentyq.cli import main; main()", *args], capture_output=True, text=True)
-
 def test_the_command_starts_and_stops_a_policy_server_of_its_own(tmp_path):
     vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
     before = vllm_pids()   # the shared server, where it runs
     opts = ["--model", MODEL, "--steps", "1", "--secrets-per-step", "1", "--games-per-secret", "2", "--limit", "1", "--max-questions", "2",
             "--questioner-max-tokens", "16", "--save-steps", "0", "--policy-engine", "vllm"]
-    r = _twentyq("grpo", *opts, "--lora", "--out", str(tmp_path/"g"))   # without --lora refused: 52_grpo, `served_policy`'s checks
+    r = subprocess.run(twentyq("grpo", *opts, "--lora", "--out", tmp_path/"g"), capture_output=True, text=True)   # without --lora refused: 52_grpo, `served_policy`'s checks
     assert r.returncode == 0, r.stderr[-2000:]
     games = read_jsonl(tmp_path/"g"/"games.jsonl")
     assert len(games) == 2 and {g["policy_adapter"] for g in games} == {str(tmp_path/"g"/"policy-adapters"/"step-0")}

@@ -1,17 +1,17 @@
 "Resuming a killed run, and the CLI as a process; real games between the models are played in nbs/20_rollout.ipynb."
-import os, signal, subprocess, sys, time
-from pathlib import Path
+import os, signal, subprocess, time
 from twentyq.runs import read_jsonl
 from twentyq.rollout import play
+from conftest import twentyq
 
 def _no_seconds(games):
     "Each game's record without its wall time, in the order given."
     return [{k: v for k, v in g.items() if k != "seconds"} for g in games]
 
 def _cmd(out):
-    return [str(Path(sys.executable).parent/"twentyq"), "play", "--questioner", "smollm2-135m", "--secrets", "nouns_test", "--limit", "2",
+    return twentyq("play", "--questioner", "smollm2-135m", "--secrets", "nouns_test", "--limit", "2",
             "--iterations", "1", "--max-questions", "2", "--questioner-max-tokens", "12", "--judge-max-tokens", "24",
-            "--max-active", "1", "--out", str(out)]
+            "--max-active", "1", "--out", out)
 
 def test_killed_run_resumes_without_loss_or_duplicate(tmp_path):
     out = tmp_path/"run"

@@ -1,9 +1,9 @@
 """Run folders under real failures: a writer killed with SIGKILL in the middle of a line, then resumed twice; two processes on one
 folder; and the CLI's one-line errors for what a user can get wrong."""
-import json, os, signal, subprocess, sys, time
-from pathlib import Path
+import os, signal, subprocess, sys
 import pytest
 from twentyq.runs import read_run
+from conftest import twentyq
 
 WRITER = """
 import sys
@@ -64,8 +64,7 @@ def test_one_writer_per_folder(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", f"from twentyq.runs import hold_run\nimport time\nwith hold_run({str(folder)!r}):\n"
                                "    print('held', flush=True); time.sleep(120)"], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
-    exe = str(Path(sys.executable).parent/"twentyq")
-    r = subprocess.run([exe, "play", "--limit", "1", "--out", str(folder)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(twentyq("play", "--limit", "1", "--out", folder), capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith(f"twentyq: error: run folder {folder} is being written by pid {holder.pid} (-c)")
     holder.send_signal(signal.SIGKILL); holder.wait()
@@ -74,7 +73,7 @@ def test_one_writer_per_folder(tmp_path):
     assert r.stdout.strip() == "free", r.stderr                  # the kernel freed the lock of the killed holder
 
 def cli(*argv):
-    return subprocess.run([str(Path(sys.executable).parent/"twentyq"), *map(str, argv)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(twentyq(*argv), capture_output=True, text=True, timeout=300)
 
 @pytest.mark.parametrize("argv, message", [
     (["play", "--secrets", "{tmp}/empty.txt", "--out", "{tmp}/r"], "no secrets in {tmp}/empty.txt"),

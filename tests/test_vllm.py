@@ -3,9 +3,9 @@ greedy games token-identical to the hf engine's, seeded sampling that repeats on
 log-probabilities equal to hf beliefs, the server stopped mid-run (the run fails in one line) and the run resumed on another.
 The test run's shared server (conftest's `vllm_server`) plays; only the server whose start and stop is under test is started
 here, `twentyq serve`'s (the vllm engine starting and stopping one of its own: test_grpo_vllm, through `twentyq grpo`)."""
-import json, signal, subprocess, sys, time
+import json, signal, subprocess, time
 import httpx, pytest
-from conftest import MODEL
+from conftest import MODEL, twentyq
 from twentyq.rollout import play
 from twentyq.beliefs import score_run, score_beliefs
 from twentyq.runs import read_run
@@ -30,9 +30,6 @@ def test_greedy_games_are_token_identical_to_hf(vllm_server, tmp_path):
     assert (cfg["engine"], cfg["servers"]) == ({"questioner": "openai", "judge": "hf"}, {"questioner": url})
     assert cfg["questioner_sampling"]["temperature"] == 0.0
 
-def _twentyq(*args):
-    return [sys.executable, "-c", "from twentyq.cli import main; main()", *args]
-
 def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_run_resumes_elsewhere(vllm_server, smol, tmp_path,
                                                                                                      monkeypatch):
     """`twentyq serve` starts and answers (its prompt log-probabilities equal hf beliefs; seeded games equal the shared server's, and
@@ -42,7 +39,7 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     args = ["play", "--questioner", MODEL, "--limit", "4", "--max-active", "2", "--greedy", "--max-questions", "2",
             "--questioner-max-tokens", "16", "--judge-max-tokens", "24", "--no-progress", "--engine", "openai"]
     play(questioner=MODEL, limit=4, max_active=2, greedy=True, out=str(ref), engine="openai", server=vllm_server.base_url, **QUICK)
-    srv = subprocess.Popen(_twentyq("serve", MODEL, "--port", str(port)), stdout=subprocess.PIPE, text=True, start_new_session=True)
+    srv = subprocess.Popen(twentyq("serve", MODEL, "--port", str(port)), stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = srv.stdout.readline()
     url = f"http://127.0.0.1:{port}/v1"
     assert line.startswith(f"serving {MODEL} at {url}"), line
@@ -58,7 +55,7 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     assert a == b and a != c   # the same seed, the same games on any server
     assert json.loads((tmp_path/"a"/"config.json").read_text())["questioner_sampling"]["temperature"] == 0.7
     assert "sk-never" not in (tmp_path/"a"/"config.json").read_text()
-    p = subprocess.Popen(_twentyq(*args, "--server", url, "--out", str(run)), stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(twentyq(*args, "--server", url, "--out", str(run)), stderr=subprocess.PIPE, text=True)
     while not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip():
         assert p.poll() is None, p.stderr.read()
         time.sleep(0.2)
@@ -70,7 +67,7 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"twentyq: error: Server {url}/chat/completions (model 'smollm2-135m', request ") and "failed after 5 tries" in last
     assert 1 <= len(games_of(run)) < 4
-    subprocess.run(_twentyq(*args, "--server", vllm_server.base_url, "--out", str(run)), check=True, timeout=600)   # another server
+    subprocess.run(twentyq(*args, "--server", vllm_server.base_url, "--out", str(run)), check=True, timeout=600)   # another server
     lines = [json.loads(l)["game_id"] for l in (run/"games.jsonl").read_text().splitlines()]
     assert len(lines) == len(set(lines)) == 4
     assert games_of(run) == games_of(ref)   # nothing lost, nothing twice, the same games as uninterrupted
