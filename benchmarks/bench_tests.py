@@ -6,6 +6,7 @@ items of each.
 
 Run: .venv/bin/python benchmarks/bench_tests.py --base REV   (about an hour at REV bbd4fba on a 2-core machine; nothing else running)
      .venv/bin/python benchmarks/bench_tests.py --base REV --out DIR   (the logs kept in DIR/old and DIR/new)
+     .venv/bin/python benchmarks/bench_tests.py --base REV --out DIR --side old   (one side only, the other later: --side new)
      .venv/bin/python benchmarks/bench_tests.py --logs OLD NEW   (the table only, from two earlier runs' log folders)"""
 import argparse, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -77,14 +78,17 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", help="the older revision to compare with (a commit of this repository)")
     ap.add_argument("--out", type=Path, help="keep the two runs' logs in this folder (old/, new/) rather than a temporary one")
+    ap.add_argument("--side", choices=["old", "new", "both"], default="both", help="run one side only (with --out; then --logs for the table)")
     ap.add_argument("--logs", nargs=2, type=Path, metavar=("OLD", "NEW"), help="print the table of two earlier runs' log folders")
     a = ap.parse_args()
     if a.logs: table(*a.logs); sys.exit()
     if not a.base: ap.error("give --base REV or --logs OLD NEW")
+    if a.side != "both" and not a.out: ap.error("--side old or new needs --out, where --logs finds the two runs")
     with tempfile.TemporaryDirectory() as d:
         base, logs = Path(d)/"base", a.out or Path(d)/"logs"
         subprocess.run(["git", "clone", "-q", str(root), str(base)], check=True)
         subprocess.run(["git", "checkout", "-q", a.base], cwd=base, check=True)
         (base/".venv-vllm").symlink_to(root/".venv-vllm")   # the vllm engine's environment, found beside the checkout
-        run_suite(base, logs/"old"); run_suite(root, logs/"new")
-        table(logs/"old", logs/"new")
+        if a.side != "new": run_suite(base, logs/"old")
+        if a.side != "old": run_suite(root, logs/"new")
+        if a.side == "both": table(logs/"old", logs/"new")

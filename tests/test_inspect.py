@@ -102,25 +102,23 @@ def test_twentyq_players_play_offline_in_inspect_the_games_twentyq_play_plays(tm
     assert log.results.scores[0].metrics["mean"].value == sum(g["won"] for g in a.values()) / len(a)   # scored by the protocol's rule
     assert {g["questioner"] for g in games.values()} == {f"twentyq/{questioner}"}
 
-@pytest.mark.parametrize("greedy", [True, False])
-def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path, greedy):
-    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, greedy=greedy, out=str(tmp_path/"play"), progress=False, **QUICK)
-    _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", f"greedy={str(greedy).lower()}", env={"VLLM_API_KEY": "none"})
+def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path):
+    "Sampled, with the run's seeds (greedy: the model judge's test below)."
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, out=str(tmp_path/"play"), progress=False, **QUICK)
+    _inspect_eval(tmp_path, _on_vllm(vllm_server), env={"VLLM_API_KEY": "none"})
     a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
     assert len(a) == 2 and a == b   # the same prompts, sampling and per-reply seeds: the same games, token for token
     assert sum(len(g["turns"]) for g in a.values()) >= 4
 
-def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play(vllm_server, tmp_path):
+def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play_and_the_samples_hold_twentyqs_beliefs(vllm_server, smol, tmp_path):
+    "Greedy, SmolLM2 judging in Inspect's judge role: the games `twentyq play` plays; the per-turn beliefs in the samples equal `twentyq score`'s."
     play(questioner=MODEL, judge=MODEL, engine="openai", server=vllm_server.base_url, greedy=True, judge_max_tokens=24, out=str(tmp_path/"play"),
          progress=False, **QUICK)
     role = f'judge={{model: vllm/{MODEL}, model_args: {{base_url: "{vllm_server.base_url}"}}}}'
-    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "greedy=true", "-T", "judge_max_tokens=24", "--model-role", role, judge=None,
-                               env={"VLLM_API_KEY": "none"})
+    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "greedy=true", "-T", "judge_max_tokens=24", "-T", f"beliefs={MODEL}",
+                               "--model-role", role, judge=None, env={"VLLM_API_KEY": "none"})
     assert _games(tmp_path/"play") == _games(tmp_path/"run")   # the judge's sampling and per-reply seeds as twentyq's
     assert {g["judge"] for g in games.values()} == {f"vllm/{MODEL}"} and all(t["judge_raw"] for g in games.values() for t in g["turns"])
-
-def test_beliefs_in_the_samples_equal_twentyq_scores(vllm_server, smol, tmp_path):
-    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "greedy=true", "-T", f"beliefs={MODEL}", env={"VLLM_API_KEY": "none"})
     b = score_beliefs(list(games.values()), smol, progress=False)
     for s in log.samples:
         want = b[b.game_id == s.metadata["game"]["game_id"]].sort_values("turn").logprob.tolist()

@@ -28,14 +28,17 @@ def vf_eval(url, out, *opts):
 
 def _strip(g): return {k: v for k, v in g.items() if k not in ("seconds", "questioner", "judge")}
 
-@pytest.mark.parametrize("greedy", [True, False])
-def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path, greedy):
-    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, limit=2, greedy=greedy, out=str(tmp_path/"play"),
-         progress=False, **QUICK)
-    rc, traces, said = vf_eval(vllm_server.base_url, tmp_path, "--env.taskset.greedy", str(greedy).lower())
-    assert rc == 0, said
+def same_games(traces, run):
+    "The traces' games are the run's (prompts, sampling, seeds: the same)."
     games = {t["info"]["game"]["game_id"]: t["info"]["game"] for t in traces}
-    assert {k: _strip(g) for k, g in games.items()} == {g["game_id"]: _strip(g) for g in read_run(tmp_path/"play")}   # prompts, sampling, seeds: the same
+    assert len(games) == 2 and {k: _strip(g) for k, g in games.items()} == {g["game_id"]: _strip(g) for g in read_run(run)}
+
+def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path):
+    "Sampled, with the run's seeds (greedy: the belief reward's test below); the protocol's win as the reward."
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, limit=2, out=str(tmp_path/"play"), progress=False, **QUICK)
+    rc, traces, said = vf_eval(vllm_server.base_url, tmp_path)
+    assert rc == 0, said
+    same_games(traces, tmp_path/"play")
     for t in traces:
         g = check_record(t["info"]["game"])
         assert (g["questioner"], g["judge"]) == (MODEL, "wordnet-judge")
@@ -43,9 +46,13 @@ def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_pat
         assert "belief" not in t["rewards"]   # no scorer named: no belief reward, rather than a zero
 
 def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, smol, tmp_path):
+    "Greedy, the games `twentyq play --greedy` plays; the belief reward, the turn rewards and a penalty's weight, by twentyq's scorer."
+    play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, limit=2, greedy=True, out=str(tmp_path/"play"),
+         progress=False, **QUICK)
     rc, traces, said = vf_eval(vllm_server.base_url, tmp_path, "--env.taskset.greedy", "true", "--env.taskset.task.belief-scorer", MODEL,
                                "--env.taskset.task.rewards.penalty.weight", "0.1")
     assert rc == 0, said
+    same_games(traces, tmp_path/"play")
     for t in traces:
         g = t["info"]["game"]
         want = score_beliefs([g], smol, progress=False).sort_values("turn").logprob.tolist()
