@@ -36,9 +36,9 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     the key is never recorded), and stops on SIGTERM; a run playing on it then fails with one line (status 2), keeps the games it
     finished, and resumes on another server: nothing lost, nothing twice, the games of an uninterrupted run."""
     run, ref, port = tmp_path/"run", tmp_path/"ref", free_port()
-    args = ["play", "--questioner", MODEL, "--limit", "4", "--max-active", "2", "--greedy", "--max-questions", "2",
+    args = ["play", "--questioner", MODEL, "--limit", "3", "--max-active", "2", "--greedy", "--max-questions", "2",
             "--questioner-max-tokens", "16", "--judge-max-tokens", "24", "--no-progress", "--engine", "openai"]
-    play(questioner=MODEL, limit=4, max_active=2, greedy=True, out=str(ref), engine="openai", server=vllm_server.base_url, **QUICK)
+    play(questioner=MODEL, limit=3, max_active=2, greedy=True, out=str(ref), engine="openai", server=vllm_server.base_url, **QUICK)
     srv = subprocess.Popen(twentyq("serve", MODEL, "--port", str(port)), stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = srv.stdout.readline()
     url = f"http://127.0.0.1:{port}/v1"
@@ -47,7 +47,7 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     served = score_run(ref, MODEL, engine="openai", server=url, progress=False)   # prompt log-probabilities (a server without LoRA:
     local = score_beliefs(read_run(ref), smol, progress=False)                     # vLLM 0.32 on a CPU fails them with LoRA enabled)
     m = served.merge(local, on=["game_id", "turn"], suffixes=("_srv", "_hf"))
-    assert len(m) == len(local) >= 8 and (m.logprob_srv - m.logprob_hf).abs().max() < 1e-4
+    assert len(m) == len(local) >= 6 and (m.logprob_srv - m.logprob_hf).abs().max() < 1e-4
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-recorded")
     for name, seed, server in [("a", 7, vllm_server.base_url), ("b", 7, url), ("c", 8, vllm_server.base_url)]:
         play(questioner=MODEL, limit=1, seed=seed, out=str(tmp_path/name), engine="openai", server=server, **QUICK)
@@ -66,9 +66,9 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     assert p.returncode == 2, err
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"twentyq: error: Server {url}/chat/completions (model 'smollm2-135m', request ") and "failed after 5 tries" in last
-    assert 1 <= len(games_of(run)) < 4
+    assert 1 <= len(games_of(run)) < 3
     subprocess.run(twentyq(*args, "--server", vllm_server.base_url, "--out", str(run)), check=True, timeout=600)   # another server
     lines = [json.loads(l)["game_id"] for l in (run/"games.jsonl").read_text().splitlines()]
-    assert len(lines) == len(set(lines)) == 4
+    assert len(lines) == len(set(lines)) == 3
     assert games_of(run) == games_of(ref)   # nothing lost, nothing twice, the same games as uninterrupted
     assert json.loads((run/"config.json").read_text())["servers"] == {"questioner": vllm_server.base_url, "judge": vllm_server.base_url}
