@@ -318,7 +318,10 @@ def vllm_args(model:str, # embedded name, local folder or Hugging Face id
             "--model", str(resolve_model(model)[0]), "--served-model-name", model,
             "--max-model-len", str(max_model_len), "--seed", str(seed),
             "--dtype", dtype or ("auto" if gpu else "float32")]
-    return args + ([] if gpu else ["--enforce-eager"]) + lora_args(lora_rank) + list(extra)
+    # on a CPU: eager, and the engine in the server's process, not in two more (unless `extra` says otherwise)
+    own = "--distributed-executor-backend" in extra
+    cpu = [] if gpu else ["--enforce-eager"] + ([] if own else ["--distributed-executor-backend", "uni"])
+    return args + cpu + lora_args(lora_rank) + list(extra)
 
 # %% ../nbs/11_serving.ipynb #5109f59b
 def free_port() -> int:
@@ -356,6 +359,7 @@ def start(self:VLLMServer, timeout:float=600, # seconds to wait for the server t
     "Launch the server and wait until it answers; the server itself on success."
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gb),
                VLLM_LOGGING_LEVEL=os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"))
+    if not has_gpu(): env.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")   # with the uni executor: one process
     if self.kw.get("lora_rank"): env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] = "True"   # the /v1/load_lora_adapter endpoint
     cmd = [str(vllm_python()), *vllm_args(self.model, self.port, **self.kw)]
     print(f"twentyq: starting vLLM for {self.model} at {self.base_url} (log: {self.log})", file=sys.stderr, flush=True)
