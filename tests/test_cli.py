@@ -4,9 +4,10 @@ import pandas as pd
 from conftest import twentyq
 
 def test_play_then_score(tmp_path):
+    "A run played by one command and scored by another (the model-free players: a model plays in test_rollout's processes)."
     run = tmp_path/"run"
-    subprocess.run(twentyq("play", "--questioner", "smollm2-135m", "--limit", "1", "--max-questions", "2",
-                    "--questioner-max-tokens", "12", "--judge-max-tokens", "24", "--out", str(run)), check=True, capture_output=True)
+    subprocess.run(twentyq("play", "--questioner", "wordnet", "--limit", "1", "--max-questions", "2", "--out", str(run)),
+                   check=True, capture_output=True)
     r = subprocess.run(twentyq("score", "--run", str(run), "--scorer", "smollm2-135m"), check=True, capture_output=True, text=True)
     assert "beliefs:" in r.stdout
     b = pd.read_parquet(next(run.glob("beliefs-*")))

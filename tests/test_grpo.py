@@ -84,6 +84,7 @@ def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
     r = subprocess.run(twentyq("grpo", "--credit", "turn", "--out", tmp_path/"x"),
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip() == "twentyq: error: credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)"
+    assert not (tmp_path/"x").exists()   # refused before anything was written
 
 def _free_port() -> int:
     with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]

@@ -396,11 +396,7 @@ def grpo(
          out:Path|str|None=None,
          **kwargs):
     "Train `spec.model` as a questioner by GRPO on whole games against `spec.judge`; return the trainer."
-    from datasets import Dataset
-    from transformers import set_seed
-    from trl import GRPOTrainer
     s = grpo_spec(**{**(vars(spec) if spec else {}), **kwargs})
-    out = Path(out or Path("models")/f"{Path(s.model).name}-grpo"); out.mkdir(parents=True, exist_ok=True)
     check_role(s.judge, "judge")
     if is_model_free(s.model): raise ValueError(f"{s.model!r} has no weights to train: GRPO trains a model")
     cia = _cia_weights(s.reward, s.credit, s.protocol, s.belief_weight, s.cia_win, s.cia_traj_len, s.cia_invalid,
@@ -410,6 +406,10 @@ def grpo(
         raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
     if s.secrets_per_step % (procs := _processes()[0]):
         raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
+    from datasets import Dataset   # deferred, as TRL: a refused training is refused at once
+    from transformers import set_seed
+    from trl import GRPOTrainer
+    out = Path(out or Path("models")/f"{Path(s.model).name}-grpo"); out.mkdir(parents=True, exist_ok=True)
     # its own: the cached instance serves rollouts elsewhere
     pm, tok = load_model(s.model, device=s.device, dtype="float32", cache=False)
     ckpt = _begin(out, dict(vars(s), cia_weights=cia, processes=procs))   # the spec whole, and what follows from it
