@@ -406,7 +406,7 @@ def grpo(
         raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
     if s.secrets_per_step % (procs := _processes()[0]):
         raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
-    from datasets import Dataset   # deferred, as TRL: a refused training is refused at once
+    from datasets import Dataset   # after the checks: a refused training is refused before TRL loads
     from transformers import set_seed
     from trl import GRPOTrainer
     out = Path(out or Path("models")/f"{Path(s.model).name}-grpo"); out.mkdir(parents=True, exist_ok=True)
