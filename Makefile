@@ -65,7 +65,7 @@ $(VLLM_STAMP): Makefile
 	touch $@
 
 reproduce: $(STAMP)
-	$(BIN)/twentyq reproduce --out reports/embedded
+	$(BIN)/twentyq reproduce --out reports/embedded --readme nbs/images   # the README's figure and caption too
 
 # Debian's chromium for the browser tests, installed here (as root, where apt-get exists) so that no test installs system
 # packages; without it those tests skip, saying why.

@@ -1,8 +1,8 @@
-"""Fail when a notebook is not clean, the exported library is out of sync, an exported line is over 120 characters, or
-README.md is not the render of nbs/index.ipynb.
+"""Fail when a notebook is not clean, the exported library is out of sync, an exported line is over 120 characters,
+README.md is not the render of nbs/index.ipynb, or the README's figure and caption are not those the main job wrote.
 
 Works on a copy of the project, so it never changes your working tree (`--write-readme` rewrites README.md)."""
-import filecmp, json, re, shutil, subprocess, sys, tempfile
+import filecmp, hashlib, json, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -15,6 +15,34 @@ def render_readme(nb: Path) -> str:
                          check=True, capture_output=True, text=True).stdout
     out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb|images/)", r"](nbs/\1", out)   # notebooks and their images
     return "<!-- generated from nbs/index.ipynb by `make readme`: edit the notebook, not this file -->\n\n" + out.strip() + "\n"
+
+FIGURE = "fig2_belief_by_outcome"   # the README's figure: `make reproduce` writes it and its caption (pipeline.readme_figure)
+
+def with_caption(src: str, caption: str) -> str:
+    "The index notebook's cell text with the paragraph after the README's figure made `caption`."
+    return re.sub(rf"(\]\(images/{FIGURE}\.png\)\n\n)[^\n]*", lambda m: m.group(1) + caption, src)
+
+def figure_cell(nb: dict) -> dict:
+    "The index notebook's cell that shows the README's figure."
+    return next(c for c in nb["cells"] if f"](images/{FIGURE}.png)" in "".join(c["source"]))
+
+def figure_problems(nbs: Path) -> list[str]:
+    "Where the README's figure or caption is not the one the main job recorded in nbs/images/<FIGURE>.json."
+    made, png = json.loads((nbs/"images"/f"{FIGURE}.json").read_text()), nbs/"images"/f"{FIGURE}.png"
+    bad = [] if hashlib.sha256(png.read_bytes()).hexdigest() == made["png_sha256"] else [
+        f"{png.relative_to(nbs.parent)}: not the figure the main job wrote (make reproduce copies it)"]
+    src = "".join(figure_cell(json.loads((nbs/"index.ipynb").read_text()))["source"])
+    if src != with_caption(src, made["caption"]):
+        bad.append(f"nbs/index.ipynb: the README figure's caption is not the main job's (nbs/images/{FIGURE}.json; "
+                   "run make readme)")
+    return bad
+
+def write_caption(nbs: Path):
+    "Carry the main job's caption of the README's figure into the index notebook."
+    index = nbs/"index.ipynb"; nb = json.loads(index.read_text()); c = figure_cell(nb)
+    src = with_caption("".join(c["source"]), json.loads((nbs/"images"/f"{FIGURE}.json").read_text())["caption"])
+    c["source"] = [l + "\n" for l in src.split("\n")[:-1]] + [src.split("\n")[-1]]
+    index.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 def diff_trees(a: Path, b: Path, rel=""):
     "Relative paths of files that differ between folders a and b (missing on either side counts)."
@@ -33,7 +61,7 @@ def long_lines(nbs: Path, limit=120):
 
 def main():
     if "--write-readme" in sys.argv:
-        (root/"README.md").write_text(render_readme(root/"nbs"/"index.ipynb")); return
+        write_caption(root/"nbs"); (root/"README.md").write_text(render_readme(root/"nbs"/"index.ipynb")); return
     problems = []
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
@@ -43,11 +71,12 @@ def main():
         problems += [f"nbs/{f}: not clean (run nbdev-clean)" for f in diff_trees(root/"nbs", d/"nbs") if f.endswith(".ipynb")]
         subprocess.run([bin_/"nbdev-export"], cwd=d, check=True)
         problems += [f"twentyq/{f}: out of sync with the notebooks (run nbdev-export)" for f in diff_trees(root/"twentyq", d/"twentyq")]
-    problems += long_lines(root/"nbs")
+    problems += long_lines(root/"nbs") + figure_problems(root/"nbs")
     if (root/"README.md").read_text() != render_readme(root/"nbs"/"index.ipynb"):
         problems.append("README.md: not the render of nbs/index.ipynb (run make readme)")
     for p in problems: print("FAIL", p)
     if problems: sys.exit(1)
-    print("notebooks clean, library in sync, exported lines within 120 characters, README rendered from index.ipynb")
+    print("notebooks clean, library in sync, exported lines within 120 characters, README rendered from index.ipynb, "
+          "its figure the main job's")
 
 if __name__ == "__main__": main()

@@ -65,7 +65,7 @@ def bench_engines(model, games, questions, device, engines):
         for credit, kw in credits.items():
             for eng in engines:
                 where = dict(policy_engine="vllm", policy_server=srv.base_url) if eng == "vllm" else {}
-                s, play_s, tokens, steps = bench_grpo(model, games, questions, device, lora=True, learning_rate=1e-4, **kw, **where)
+                s, play_s, tokens, steps = bench_grpo(model, games, questions, device, lora=True, lr=1e-4, **kw, **where)
                 print(f"{credit:<8}{eng:<8}{steps:>6}{s:>9.1f}{play_s:>14.1f}{s - play_s:>9.1f}{tokens:>12.0f}", flush=True)
     finally:
         if srv: srv.stop()

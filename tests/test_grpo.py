@@ -30,6 +30,8 @@ def test_game_credit_records_and_weights(tiny_job):
     assert len({g["reward"]["reward"] for g in games}) > 1                  # the belief term makes the group's rewards differ
     assert cfg["hackable"] is False and cfg["belief_weight"] == 0.5 and cfg["credit"] == "game"
     assert cfg["model"] == str(job/"models"/"smollm2-135m-sft") and changed(cfg["model"], d)
+    paper = dict(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=12)   # the protocol's sampling, as `twentyq play`'s
+    assert (cfg["questioner_sampling"], cfg["loss_temperature"]) == (paper, 0.7) and all(g["questioner_sampling"] == paper for g in games)
 
 def test_turn_credit_records_recompute_it(tiny_job):
     "ΔBelief-RL's records hold what recomputes its per-turn rewards and advantages; the weights moved from the SFT model's."
@@ -85,6 +87,17 @@ def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip() == "twentyq: error: credit 'turn' rewards every turn: it needs reward 'cia' (ΔBelief-RL's turn rewards)"
     assert not (tmp_path/"x").exists()   # refused before anything was written
+
+def test_the_successors_recipe_samples_as_its_training_scripts(tmp_path):
+    "`twentyq grpo --recipe delta-belief-rl`: its games drawn at 1.0 / 1.0 / no top-k and its loss at 1.0, the judge's at 0.7 / 0.8 / 20, all in its config and records."
+    r = subprocess.run(twentyq("grpo", "--recipe", "delta-belief-rl", "--out", tmp_path/"cia", "--limit", "1", "--steps", "1", "--secrets-per-step", "1",
+                               "--games-per-secret", "2", "--max-questions", "1", "--questioner-max-tokens", "8", "--save-steps", "0"),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    cfg, games = json.loads((tmp_path/"cia"/"grpo_config.json").read_text()), read_jsonl(tmp_path/"cia"/"games.jsonl")
+    policy, judge = dict(temperature=1.0, top_p=1.0, top_k=0, max_new_tokens=8), dict(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=250)
+    assert (cfg["questioner_sampling"], cfg["judge_sampling"], cfg["loss_temperature"], cfg["lora_r"]) == (policy, judge, 1.0, 64)
+    assert len(games) == 2 and all((g["questioner_sampling"], g["judge_sampling"]) == (policy, judge) for g in games)
 
 def _free_port() -> int:
     with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]

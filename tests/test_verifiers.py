@@ -10,6 +10,7 @@ from twentyq.rewards import turn_rewards
 from twentyq.metrics import verified_win
 from twentyq.rollout import play
 from twentyq.runs import read_run, check_record
+from twentyq.core import logprob_eps
 
 pytestmark = pytest.mark.timeout(900)
 BIN = Path(sys.executable).parent
@@ -56,11 +57,11 @@ def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, sm
     for t in traces:
         g = t["info"]["game"]
         want = score_beliefs([g], smol, progress=False).sort_values("turn").logprob.tolist()
-        assert len(t["info"]["beliefs"]) == len(g["turns"]) + 1 and max(abs(a - b) for a, b in zip(t["info"]["beliefs"], want)) < 1e-6
+        assert len(t["info"]["beliefs"]) == len(g["turns"]) + 1 and max(abs(a - b) for a, b in zip(t["info"]["beliefs"], want)) < logprob_eps
         gain = np.diff(want).clip(0)
         if g["won"]: gain[-1] = 0   # the winning turn earns no belief reward
-        assert t["rewards"]["belief"]["weight"] == 0.1 and abs(t["rewards"]["belief"]["score"] - gain.sum()) < 1e-5
-        assert np.allclose(t["info"]["turn_rewards"], turn_rewards(g, want), atol=1e-6)
+        assert t["rewards"]["belief"]["weight"] == 0.1 and abs(t["rewards"]["belief"]["score"] - gain.sum()) < logprob_eps
+        assert np.allclose(t["info"]["turn_rewards"], turn_rewards(g, want), atol=logprob_eps)   # float32 beliefs, scored in other batches
         assert t["rewards"]["penalty"]["weight"] == 0.1
 
 def test_a_player_that_cannot_judge_is_refused(tmp_path):

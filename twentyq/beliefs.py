@@ -171,7 +171,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
         try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw,
                          games_per_part, progress, top_k, belief_prompt)
         finally:
-            if isinstance(scorer, str) and hasattr(be, "close"): be.close()   # stops a server the vllm engine started
+            if isinstance(scorer, str) and be.can.closes: be.close()   # stops a server the vllm engine started
     return pd.read_parquet(beliefs_path(run_dir, be.name, belief_prompt))
 
 # %% ../nbs/31_beliefs.ipynb #25627009

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256', 'free_memory',
-           'measured']
+__all__ = ['repo_root', 'logprob_eps', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256',
+           'free_memory', 'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -50,6 +50,10 @@ def pick_dtype(device:str, # device the model will run on
         if not isinstance(getattr(torch, dtype, None), torch.dtype): raise ValueError(f"Unknown dtype {dtype!r}")
         return getattr(torch, dtype)
     return dtype
+
+# %% ../nbs/00_core.ipynb #b4cf9261
+# nats: two float32 computations of one log-probability, batched differently or by other kernels (a few ulps a token)
+logprob_eps = 1e-4
 
 # %% ../nbs/00_core.ipynb #a7001131
 def set_seed(seed:int, # the seed for python, numpy and torch

@@ -6,12 +6,12 @@ Docs: https://twentyq.github.io/twentyq/pipeline.html.md"""
 
 # %% ../nbs/62_pipeline.ipynb #42095def
 from __future__ import annotations
-import shutil, time
+import json, shutil, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import pandas as pd
-from .core import measured
+from .core import measured, file_sha256
 from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
@@ -24,7 +24,7 @@ from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_i
 
 # %% auto #0
 __all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage', 'reference_stage',
-           'settings_of', 'report_stage', 'run_stages', 'reproduce']
+           'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -290,6 +290,22 @@ def run_stages(job:Job, # the job
         t = time.time(); stages[name](job); release_models(); times[name] = time.time() - t
     return times
 
+# %% ../nbs/62_pipeline.ipynb #178c3dba
+def readme_figure(report:Path|str, # a report folder (the main job's `out`)
+                  images:Path|str, # where the README's figure goes (nbs/images)
+                  stem:str="fig2_belief_by_outcome", # the report item shown
+                 ) -> dict:
+    "Copy the report's `stem` figure into `images`, with `<stem>.json`: its caption (the item's reading) and SHA-256."
+    report, images = Path(report), Path(images)
+    card = json.loads((report/f"{stem}.json").read_text())
+    if f"{stem}.png" not in card["files"]: raise ValueError(f"{report}: {stem} has no figure ({card['note']})")
+    images.mkdir(parents=True, exist_ok=True); shutil.copy(report/f"{stem}.png", images/f"{stem}.png")
+    caption = (f"*{card['title']}, from the report that `make reproduce` writes on a CPU. "
+               f"{card['reading'].rstrip('.')}.*")
+    made = dict(caption=caption, png_sha256=file_sha256(images/f"{stem}.png"), report=str(report))
+    (images/f"{stem}.json").write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
+    return made
+
 # %% ../nbs/62_pipeline.ipynb #e9b949db
 def reproduce(out:str="reports/embedded", # report folder
               # comma-separated questioners: models, or the model-free `wordnet`
@@ -313,6 +329,7 @@ def reproduce(out:str="reports/embedded", # report folder
               # (servers started per stage)
               engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers
+              readme:str=None, # copy the report's Fig. 2 and its caption into this folder (the README's: nbs/images)
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,
@@ -330,4 +347,5 @@ def reproduce(out:str="reports/embedded", # report folder
                            "the errors)")
     if f := job.failed.get("models"):
         raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
+    if readme: print(f"README figure -> {readme}: {readme_figure(job.out, readme)['caption']}")
     return job.table

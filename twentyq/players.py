@@ -110,4 +110,4 @@ def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name,
         yield qb, jb
     finally:
         for b in made:
-            if hasattr(b, "close"): b.close()   # stops the servers a vllm player started
+            if b.can.closes: b.close()   # stops the servers a vllm player started

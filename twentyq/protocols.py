@@ -27,7 +27,8 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
            'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
            'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
-           'get_protocol', 'new_game', 'game_over', 'draw_shortlist']
+           'get_protocol', 'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over',
+           'draw_shortlist']
 
 # %% ../nbs/07_protocols.ipynb #642848a8
 paper_questioner_system = (
@@ -553,6 +554,26 @@ def get_protocol(name:str, # "paper", "evals", "evals-shortlist", "lmrl" or "cia
     if lenient and name not in lenient_protocols:
         raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
     return (lenient_protocols if lenient else protocols)[name]
+
+# %% ../nbs/07_protocols.ipynb #7e4affe4
+def with_budget(P:Protocol, # a protocol
+                max_questions:int, # questions per game
+               ) -> Protocol:
+    "`P` with `max_questions` questions per game; a protocol that limits replies (evals) keeps twice as many."
+    return replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)
+
+def protocol_sampling(P:Protocol, # the protocol
+                      questioner:str, # the questioner's model name or id (the paper samples by model family)
+                      questioner_max_tokens:int|None=None, # longest question (None: the protocol's)
+                      judge_max_tokens:int|None=None, # longest judge reply (None: the protocol's)
+                     ) -> tuple[Sampling, Sampling]:
+    "(the questioner's, the judge's) sampling under `P`."
+    qs = P.questioner_sampler(questioner, questioner_max_tokens or P.questioner_max_tokens)
+    return qs, replace(P.judge_decoding, max_new_tokens=judge_max_tokens or P.judge_decoding.max_new_tokens)
+
+def sampled_with(s:Sampling) -> dict:
+    "What a record keeps of a sampling: its fields but the seed (the run's seed decides it)."
+    return {k: v for k, v in vars(s).items() if k != "seed"}
 
 # %% ../nbs/07_protocols.ipynb #9bde06fa
 def new_game(protocol:Protocol, # the protocol

@@ -23,7 +23,8 @@ from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
 from .runs import append_jsonl, hold_run, open_run, RunConfigMismatch
 from .sampling import Sampling
 from .players import is_model_free, players, check_role, default_judge, engine_can
-from .protocols import Protocol, get_protocol, new_game, game_over, template_kw, draw_shortlist
+from .protocols import (Protocol, get_protocol, new_game, game_over, template_kw, draw_shortlist, with_budget,
+                               protocol_sampling, sampled_with)
 from .wordlists import load_secrets, wordlist_path
 
 # %% ../nbs/20_rollout.ipynb #d87341f6
@@ -83,16 +84,14 @@ def run_config(spec:RunSpec, # the run
               ) -> dict:
     "The config that determines a run's games."
     path, P, roles = wordlist_path(spec.secrets), get_protocol(spec.protocol), spec.roles
-    # the paper's per family, or cia's
-    qs = P.questioner_sampler(spec.questioner, spec.questioner_max_tokens or P.questioner_max_tokens)
-    js = replace(P.judge_decoding, max_new_tokens=spec.judge_max_tokens or P.judge_decoding.max_new_tokens)
+    # the paper's per model family, or cia's
+    qs, js = protocol_sampling(P, spec.questioner, spec.questioner_max_tokens, spec.judge_max_tokens)
     if spec.greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
     engine, servers = _engines(roles)
     cfg = dict(questioner=spec.questioner, judge=roles["judge"][0], protocol=spec.protocol, secrets=str(path),
                secrets_sha256=file_sha256(path), iterations=spec.iterations, seed=spec.seed, limit=spec.limit,
                max_questions=spec.max_questions, engine=engine, dtype=dtype,
-               questioner_sampling={k: v for k, v in vars(qs).items() if k != "seed"},
-               judge_sampling={k: v for k, v in vars(js).items() if k != "seed"},
+               questioner_sampling=sampled_with(qs), judge_sampling=sampled_with(js),
                template_kw=template_kw, lenient=spec.lenient, twentyq_version=__version__)
     if servers: cfg["servers"] = servers
     # the WordNet players: their knowledge decides the games
@@ -107,8 +106,7 @@ def run_protocol(spec:RunSpec, # the run
                 ) -> Protocol:
     ("The run's protocol, by its source's rules or `lenient`, with the run's question budget (evals keeps "
      "twice as many replies).")
-    P = get_protocol(spec.protocol, lenient=spec.lenient)
-    return replace(P, max_questions=spec.max_questions, max_replies=P.max_replies and 2 * spec.max_questions)
+    return with_budget(get_protocol(spec.protocol, lenient=spec.lenient), spec.max_questions)
 
 def game_specs(spec:RunSpec, # the run
                done_ids=(), # ids of games already played ("secret#iteration"): left out
@@ -241,7 +239,7 @@ def lockstep_lanes(lanes:list[Lane], # the runs whose games to play, together
         for g in [g for g in active if game_over(P(g), g)]:
             lane = lanes[g.pop("_lane")]; g["seconds"] = round(time.time() - g.pop("_t0"), 3)
             # a model-free questioner records what it knows (see `wordnet`)
-            if hasattr(qb, "finish_game"): qb.finish_game(g)
+            if qb.can.finishes_games: qb.finish_game(g)
             if lane.games_file: append_jsonl(lane.games_file, g)
             lane.records.append(g); active.remove(g); bar.update(1)
         _postfix(bar, [r for l in lanes for r in l.records], max((len(g["turns"]) for g in active), default=0), t0)

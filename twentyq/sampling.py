@@ -56,5 +56,10 @@ class Abilities:
     starts_servers:bool=False # it starts servers of its own for a run, which `close()` stops
     shared:bool=False # several processes may play on it at once (several training processes on one server)
     adapters:bool=False # it loads LoRA adapters at run time (a policy trained with `lora` plays under each step's)
+    # it has a `close()` that releases what it holds (the servers it started), which its maker calls at the end
+    closes:bool=False
+    # it has a `finish_game(game)` that writes what it knew onto each finished game record (a model-free questioner's
+    # candidates)
+    finishes_games:bool=False
     # the player options it takes (`players.player`): device, dtype, batch_size, base_url, concurrency ...
     options:tuple=()

@@ -36,7 +36,7 @@ def _local_model(name:str) -> bool:
 # %% ../nbs/11_serving.ipynb #fd8b2906
 class OpenAIBackend:
     "A `Backend` whose model runs on an OpenAI-compatible server; each chat is one HTTP request."
-    can = Abilities(server=True, shared=True, adapters=True, options=("base_url", "concurrency"))
+    can = Abilities(server=True, shared=True, adapters=True, closes=True, options=("base_url", "concurrency"))
     def __init__(self, name:str, # the model's name on the server (vLLM: --served-model-name, else the model path)
                  # e.g. "http://127.0.0.1:8000/v1"; several (a list or comma-separated) share the requests; None:
                  # $OPENAI_BASE_URL
@@ -419,7 +419,8 @@ def vllm_backend(name:str, # embedded name, local folder or Hugging Face id
     return be
 
 # the vllm engine's declaration
-vllm_backend.can = Abilities(starts_servers=True, shared=True, adapters=True, options=("concurrency", "dtype"))
+vllm_backend.can = Abilities(starts_servers=True, shared=True, adapters=True, closes=True,
+                             options=("concurrency", "dtype"))
 
 @patch
 def close(self:OpenAIBackend):

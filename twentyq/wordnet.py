@@ -8,14 +8,13 @@ Docs: https://twentyq.github.io/twentyq/wordnet.html.md"""
 from __future__ import annotations
 import ast, math, random, re
 from collections import OrderedDict
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
 from .sampling import Abilities, chat_seeds
 from .wordlists import load_secrets
-from .protocols import (get_protocol, new_game, game_over, draw_shortlist, lmrl_intro,
+from .protocols import (get_protocol, with_budget, new_game, game_over, draw_shortlist, lmrl_intro,
                                paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
@@ -257,7 +256,7 @@ def _candidate_words(candidates):
 class WordNetQuestioner:
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
     roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (`ideal_beliefs`)
-    can = Abilities()   # no model: none of an engine's abilities
+    can = Abilities(finishes_games=True)   # no model; it writes its candidates onto each finished game (`finish_game`)
     def __init__(self,
                  # candidates: a list, a word-list file or shipped list name; None: nouns_all
                  candidates:list[str]|str|None=None,
@@ -399,8 +398,7 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
                  seed:int=0, # seed of the evals shortlists
                 ) -> list[dict]:
     "One game per secret, the WordNet questioner against `judge`, played in lockstep; the game records."
-    P = get_protocol(protocol)
-    P = replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)
+    P = with_budget(get_protocol(protocol), max_questions)
     table = (load_secrets(secrets) if isinstance(secrets, (str, Path))
              else pd.DataFrame(dict(secret=list(secrets), variants=[[]] * len(secrets))))
     qb, jb = WordNetQuestioner(candidates, knowledge), judge or KnowledgeJudge(knowledge)
