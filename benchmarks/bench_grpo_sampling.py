@@ -1,8 +1,8 @@
 """The main job's two trainings (+GRPO: the game's reward; +ΔBelief: ΔBelief-RL's turn credit under cia) before and after the loss
 scores the policy at the temperature its games are drawn at (issue 51): per training step, the games' sampling and the loss's
 temperature, the mean reward, the mean belief gain per turn of the beliefs the reward was given ((log b_T - log b_0) / T), the share of
-questions the knowledge judge reads, and the verified win rate; then the trained models as the report plays them (Table 1's pass@1 and
-readable share on the paper protocol).
+questions the knowledge judge reads, and the verified win rate; then the trained models as the report plays them: Table 1's pass@1 and
+readable share (paper protocol) and the ΔBelief card's mean own belief gain per turn on paper and cia games.
 
 It reads what two runs of the main job wrote (no training here): run `make reproduce` in a fresh clone of each head, then
 Run: .venv/bin/python benchmarks/bench_grpo_sampling.py --old /work/repro-old/reports/embedded --new /work/repro-new/reports/embedded
@@ -39,10 +39,16 @@ def steps(report:Path, side:str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 def trained(report:Path, side:str) -> pd.DataFrame:
-    "Table 1's rows of the trained models in `report` (paper protocol): pass@1 and the readable share."
-    t = pd.read_csv(report/"table1_pass_at_1.csv")
-    t = t[t.questioner.astype(str).str.contains("grpo|delta|sft") & (t.protocol == "paper")]
-    return t.assign(side=side)[["side", "questioner"] + [c for c in ("pass1_mean", "readable") if c in t]]
+    "The trained models in `report`: Table 1's pass@1 and readable share (paper), the card's own gain per turn (paper, cia)."
+    t = pd.read_csv(report/"table1_pass_at_1.csv").query("protocol == 'paper'").set_index("questioner")
+    c = pd.read_csv(report/"cia_belief_gain.csv").query("scorer == questioner")
+    gain = (c.assign(w=c["mean"] * c.n).groupby(["questioner", "protocol"])[["w", "n"]].sum()
+            .eval("w / n").unstack("protocol"))   # per turn, over every turn of every game
+    rows = [dict(side=side, model=name, pass1=t.pass1_mean.get(q), readable=t.readable.get(q), gain_paper=gain.loc[q, "paper"],
+                 gain_cia=gain.loc[q, "cia"])
+            for name, folder in {"+SFT": "smollm2-135m-sft", **trainings}.items()
+            for q in [q for q in t.index if str(q).endswith(folder)]]
+    return pd.DataFrame(rows)
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
@@ -52,4 +58,5 @@ if __name__ == "__main__":
     print(pd.concat([steps(a.old, "old"), steps(a.new, "new")]).sort_values(["training", "step", "side"])
           .to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print()
-    print(pd.concat([trained(a.old, "old"), trained(a.new, "new")]).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(pd.concat([trained(a.old, "old"), trained(a.new, "new")]).sort_values(["model", "side"])
+          .to_string(index=False, float_format=lambda x: f"{x:.3f}"))
