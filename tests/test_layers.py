@@ -38,6 +38,7 @@ DEFERRED = {
     "nbclient": "executing the docs' notebooks only", "mkdocs": "building the docs only", "yaml": "building the docs only",
     "jupyter_server_mathjax": "building the docs only",
     "IPython": "display inside a notebook only", "ipywidgets": "the replay widget only",
+    "matplotlib": "checking a drawn figure only (the report's index and cards need no plotting)",
     "lemminflect": "optional when building word lists",
     "inspect_ai": "the inspect extra: reading Inspect's logs only",
 }

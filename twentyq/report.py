@@ -10,14 +10,14 @@ import html, json, textwrap, time
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-import pandas as pd
+import numpy as np, pandas as pd
 from .core import repo_root
 from .runs import plain, model_label
 
 # %% auto #0
 __all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'text_overlaps',
-           'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title', 'run_notebooks',
-           'run_model_notebooks']
+           'legend_covers', 'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title',
+           'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
@@ -122,6 +122,50 @@ def text_overlaps(fig, # a matplotlib figure
     return found + _clashes([(t, box) for _, t, box in titled], "panel titles") + into
 
 
+# %% ../nbs/60_report.ipynb #d78c3675
+def _drawn_data(ax, # an axes
+               ) -> np.ndarray:
+    "(n, 2) pixels where `ax` draws data: along its data lines (reference lines aside) and at its markers."
+    from matplotlib.collections import PathCollection   # matplotlib only where a figure is checked
+    pts = []
+    for l in ax.lines:
+        if not l.get_visible() or l.get_transform() != ax.transData or not len(xy := l.get_xydata()): continue
+        p = ax.transData.transform(xy); p = p[np.isfinite(p).all(1)]
+        # the segments between the points too
+        if len(p) > 1: p = np.concatenate([p[:-1] + (p[1:] - p[:-1]) * f for f in np.linspace(0, 1, 21)])
+        pts.append(p)
+    pts += [c.get_offset_transform().transform(c.get_offsets()) for c in ax.collections
+            if isinstance(c, PathCollection) and c.get_visible() and len(c.get_offsets())]
+    return np.concatenate(pts) if pts else np.empty((0, 2))
+
+def _covers(ax, # an axes
+            r, # the figure's renderer
+           ) -> bool:
+    "Whether the legend of `ax` lies over its data or its bars."
+    from matplotlib.patches import Rectangle   # matplotlib only where a figure is checked
+    if (leg := ax.get_legend()) is None or not leg.get_visible(): return False
+    b, p = leg.get_window_extent(r), _drawn_data(ax)
+    if ((p[:, 0] > b.x0) & (p[:, 0] < b.x1) & (p[:, 1] > b.y0) & (p[:, 1] < b.y1)).any(): return True
+    return any(isinstance(q, Rectangle) and q.get_height() and q.get_window_extent(r).overlaps(b) for q in ax.patches)
+
+def legend_covers(fig, # a matplotlib figure
+                 ) -> list[str]:
+    ("Each panel of `fig` whose legend is drawn over its data, each panel legend that runs into another panel, and "
+     "each figure legend that runs into a panel or an axis's labels.")
+    fig.canvas.draw(); r = fig.canvas.get_renderer()
+    named = [(ax, ax.get_title() or f"panel {n + 1}") for n, ax in enumerate(fig.axes)]
+    texts = [t for ax in fig.axes for t in [ax.xaxis.label, ax.yaxis.label, *_shown_ticklabels(ax.xaxis),
+                                            *_shown_ticklabels(ax.yaxis)]]
+    labels = _drawn(texts, r)
+    def into(leg, ax=None):
+        return any(o is not ax and leg.get_window_extent(r).overlaps(o.get_window_extent(r)) for o in fig.axes)
+    return ([f"{t}: the legend covers its data" for ax, t in named if _covers(ax, r)]
+            + [f"{t}: the legend runs into another panel" for ax, t in named
+               if (leg := ax.get_legend()) and into(leg, ax)]
+            + [f"the figure's legend runs into a panel" for leg in fig.legends if into(leg)]
+            + [f"the figure's legend runs into {t!r}" for leg in fig.legends for t, box in labels
+               if box.overlaps(leg.get_window_extent(r))])
+
 # %% ../nbs/60_report.ipynb #b17e4cd9
 def _x_crowded(ax, r) -> bool:
     "Whether two of the x tick labels `ax` draws overlap."
@@ -140,13 +184,16 @@ def _relabel_x(ax, # an axes whose x tick labels overlap
 def legible(fig, # a matplotlib figure
             stem:str="figure", # its name, for the error
            ):
-    "`fig` with its crowded x tick labels wrapped, then turned upright; a ValueError names any overlap left."
+    ("`fig` with its crowded x tick labels wrapped, then turned upright, and a legend over the data moved right of its "
+     "panel; a ValueError names any overlap left.")
     for how in ("wrap", "upright"):
         fig.canvas.draw(); r = fig.canvas.get_renderer()
         for ax in [ax for ax in fig.axes if _x_crowded(ax, r)]: _relabel_x(ax, how)
-    if found := text_overlaps(fig):
-        raise ValueError(f"{stem}: {len(found)} overlapping texts a reader cannot tell apart, "
-                         f"e.g. {'; '.join(found[:3])}")
+    fig.canvas.draw(); r = fig.canvas.get_renderer()
+    for ax in [ax for ax in fig.axes if _covers(ax, r)]:
+        ax.get_legend().set_loc("upper left"); ax.get_legend().set_bbox_to_anchor((1.02, 1), ax.transAxes)
+    if found := text_overlaps(fig) + legend_covers(fig):
+        raise ValueError(f"{stem}: {len(found)} overlaps that hide what a reader needs, e.g. {'; '.join(found[:3])}")
     return fig
 
 
