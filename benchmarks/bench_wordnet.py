@@ -40,7 +40,7 @@ def row(secrets, protocol, candidates):
     won = [g for g in games if g["won"]]
     qs = [t["question"] for g in games for t in g["turns"] if t.get("kind", "question") == "question"
           and not t["question"].startswith(("Is the secret word ", "Is the object "))]
-    n = 20 if protocol == "evals-shortlist" else len(W._candidate_words(candidates))
+    n = 20 if protocol == "evals-shortlist" else len(W.candidate_words(candidates))
     wins_q = [len(g["turns"]) for g in won]   # questions and guesses (evals' guesses are not questions: counted here)
     return dict(secrets=secrets, protocol=protocol, candidates="shortlist" if protocol == "evals-shortlist" else candidates,
                 n=n, games=len(games), won=len(won), rate=len(won) / len(games), mean=statistics.mean(wins_q),

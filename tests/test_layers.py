@@ -19,7 +19,7 @@ LAYERS = [
     ("the protocols, the WordNet knowledge", {"protocols", "knowledge"}),
     ("the engines, side by side: transformers, servers, model-free WordNet players", {"backend", "serving", "wordnet"}),
     ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
-    ("playing and scoring; twentyq's players as an Inspect model", {"rollout", "beliefs", "inspect_model"}),
+    ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),
     ("SFT, the replay", {"train", "replay"}),
     ("GRPO", {"grpo"}),
     ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),

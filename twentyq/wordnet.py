@@ -25,9 +25,9 @@ from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_
 
 # %% auto #0
 __all__ = ['LETTER_MARGIN', 'get_pool', 'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores',
-           'sample_question', 'read_questioner_chat', 'next_move', 'WordNetQuestioner', 'read_judge_chat',
-           'cia_history', 'knowledge_answer', 'readable_share', 'judge_reply', 'KnowledgeJudge', 'play_wordnet',
-           'candidates_left', 'ideal_beliefs', 'knowledge_contradictions']
+           'sample_question', 'read_questioner_chat', 'next_move', 'candidate_words', 'WordNetQuestioner',
+           'read_judge_chat', 'cia_history', 'knowledge_answer', 'readable_share', 'judge_reply', 'KnowledgeJudge',
+           'play_wordnet', 'record_qa', 'candidates_left', 'ideal_beliefs', 'knowledge_contradictions']
 
 # %% ../nbs/13_wordnet.ipynb #893fbb3b
 def _letter_masks(keys):
@@ -248,7 +248,8 @@ def next_move(chat:list[dict], # the chat a protocol gives its questioner
 @cache
 def _list_words(name:str): return tuple(load_secrets(name).secret)
 
-def _candidate_words(candidates):
+def candidate_words(candidates:list[str]|str|Path|None=None, # a list, a word-list file or a shipped list's name
+                   ) -> list[str]:
     "The candidate list: a list as given, a word-list file or shipped list's name (read once), or nouns_all by default."
     if candidates is None: candidates = "nouns_all"
     return list(_list_words(str(candidates))) if isinstance(candidates, (str, Path)) else list(candidates)
@@ -265,7 +266,7 @@ class WordNetQuestioner:
                 ):
         self.name = ("wordnet" if candidates is None or not isinstance(candidates, (str, Path))
                      else f"wordnet:{candidates}")
-        self.candidates, self.knowledge = _candidate_words(candidates), load_knowledge(knowledge)
+        self.candidates, self.knowledge = candidate_words(candidates), load_knowledge(knowledge)
 
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
         ("The next reply in each chat: the best question if `sampling` is None or greedy, else one "
@@ -417,8 +418,9 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
     return games
 
 # %% ../nbs/13_wordnet.ipynb #6c9e17f4
-def _record_qa(record):
-    "(question, answer) of each turn of a game record."
+def record_qa(record:dict, # a game record
+             ) -> list[tuple[str, str|None]]:
+    "(question, answer) of each turn of a game record (an evals guess as `[GUESS word]`)."
     out = []
     for t in record.get("turns") or []:
         if t.get("kind") == "guess" and t.get("guess"):
@@ -429,8 +431,8 @@ def _record_qa(record):
 
 def _record_path(record, candidates, knowledge):
     kn = load_knowledge(knowledge)
-    pool = get_pool(record.get("shortlist") or _candidate_words(candidates), kn)
-    return pool, candidate_path(pool, _record_qa(record))
+    pool = get_pool(record.get("shortlist") or candidate_words(candidates), kn)
+    return pool, candidate_path(pool, record_qa(record))
 
 def candidates_left(record:dict, # a game record
                     # the candidates (a list, a word-list file or shipped list name; None: nouns_all)
