@@ -85,15 +85,16 @@ def ideal_observer(games:list[dict], # game records
     return pd.concat([observe(g, candidates, knowledge, prior) for g in games], ignore_index=True)
 
 # %% ../nbs/32_observer.ipynb #d7176c02
-def update_efficiency(ideal:pd.DataFrame, # `ideal_observer` rows: game_id, turn, logprob
+def update_efficiency(ideal:pd.DataFrame, # `ideal_observer` rows: game_id, turn, logprob (and run, if both have it)
                       own:pd.DataFrame, # the questioner's belief over the same candidates: game_id, turn, norm_logprob
                      ) -> pd.DataFrame:
     ("Per game and turn t >= 1: the ideal gain g*_t and the questioner's own gain g_t (nats), and their ratio "
      "`efficiency` where 0 < g*_t < inf (`informative`); `ruled_out` where the ideal belief is -inf.")
-    d = (ideal[["game_id", "turn", "logprob"]]
-         .merge(own[["game_id", "turn", "norm_logprob"]], on=["game_id", "turn"], validate="one_to_one")
-         .sort_values(["game_id", "turn"], kind="stable"))
-    by = d.groupby("game_id", sort=False)
+    game = [c for c in ("run", "game_id") if c in ideal and c in own]   # games of several runs share ids
+    d = (ideal[game + ["turn", "logprob"]]
+         .merge(own[game + ["turn", "norm_logprob"]], on=game + ["turn"], validate="one_to_one")
+         .sort_values(game + ["turn"], kind="stable"))
+    by = d.groupby(game, sort=False)
     with np.errstate(invalid="ignore"): d = d.assign(ideal_gain=by.logprob.diff(), own_gain=by.norm_logprob.diff())
     d = d[d.turn > 0]
     told = np.isfinite(d.ideal_gain) & (d.ideal_gain > 0)
@@ -104,8 +105,9 @@ def game_efficiency(turns:pd.DataFrame, # `update_efficiency` rows
                    ) -> pd.DataFrame:
     ("Per game: efficiency = the sum of own gains over the sum of ideal gains of its informative turns (NaN without "
      "one), their count, and the turns after its secret was ruled out.")
-    i = turns[turns.informative].groupby("game_id", sort=False)[["own_gain", "ideal_gain"]].sum()
-    out = turns.groupby("game_id", sort=False).agg(informative_turns=("informative", "sum"),
-                                                   ruled_out_turns=("ruled_out", "sum"))
+    game = [c for c in ("run", "game_id") if c in turns]
+    i = turns[turns.informative].groupby(game, sort=False)[["own_gain", "ideal_gain"]].sum()
+    out = turns.groupby(game, sort=False).agg(informative_turns=("informative", "sum"),
+                                              ruled_out_turns=("ruled_out", "sum"))
     out = out.join(i).fillna({"own_gain": 0.0, "ideal_gain": 0.0})
     return out.assign(efficiency=(out.own_gain / out.ideal_gain).where(out.informative_turns > 0)).reset_index()
