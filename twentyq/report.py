@@ -162,7 +162,7 @@ def legend_covers(fig, # a matplotlib figure
     return ([f"{t}: the legend covers its data" for ax, t in named if _covers(ax, r)]
             + [f"{t}: the legend runs into another panel" for ax, t in named
                if (leg := ax.get_legend()) and into(leg, ax)]
-            + [f"the figure's legend runs into a panel" for leg in fig.legends if into(leg)]
+            + ["the figure's legend runs into a panel" for leg in fig.legends if into(leg)]
             + [f"the figure's legend runs into {t!r}" for leg in fig.legends for t, box in labels
                if box.overlaps(leg.get_window_extent(r))])
 
