@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from twentyq.analysis import make_reference
-from twentyq.runs import read_jsonl
+from twentyq.runs import read_jsonl, load_beliefs
 from twentyq.report import paper_notebooks, slug
 from twentyq.beliefs import beliefs_path
 from twentyq.wordnet import readable_share
@@ -259,6 +259,11 @@ def test_reproduce_tiny(tiny_job):
     scored = lambda q: sorted(p.name for p in run(q).glob("beliefs-*.parquet"))
     assert scored("wordnet") == sorted(beliefs_path(run("wordnet"), s).name for s in ["smollm2-135m", "wordnet"])   # the reference's: the given scorers
     for q in ["smollm2-135m", grpo]: assert scored(q) == sorted(beliefs_path(run(q), s).name for s in [q, "wordnet"])   # a model's: itself, the ideal observer
+    own = pd.read_parquet(beliefs_path(run("smollm2-135m"), "smollm2-135m"))      # own and reference games: beliefs over the scale's candidates too
+    assert own.n_candidates.eq(4).all() and own.norm_logprob.notna().all()
+    on_ref = load_beliefs(tmp_path/"reference")
+    assert set(on_ref[on_ref.norm_logprob.notna()].scorer) == {"smollm2-135m", sft, grpo, delta}
+    assert "Update efficiency η" in json.loads((tmp_path/"information_per_question.json").read_text())["reading"]
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for q in ["smollm2-135m", sft, grpo, delta]:                                  # a model notebook for each model, rendered and linked
         assert (tmp_path/"notebooks"/f"model--{slug(q)}.html").exists() and f"href='notebooks/model--{slug(q)}.html'" in (tmp_path/"index.html").read_text(), q

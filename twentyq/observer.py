@@ -8,11 +8,16 @@ Docs: https://twentyq.github.io/twentyq/observer.html.md"""
 from __future__ import annotations
 import math
 import numpy as np, pandas as pd
+from .core import logprob_eps
+from .protocols import paper_judge_chat, template_kw
+from .backend import split_pair
+from .onepass import build_trie, branch_logprob, check_scorer, tree_logprobs
 from .knowledge import load_knowledge, named_word, norm
 from .wordnet import answer_word, candidate_words, get_pool, knowledge_answer, question_mask, record_qa
 
 # %% auto #0
-__all__ = ['knowledge_answers', 'observe', 'ideal_observer', 'update_efficiency', 'game_efficiency']
+__all__ = ['judge_answer_lead', 'judge_answers', 'knowledge_answers', 'judge_likelihoods', 'observe', 'unread_questions',
+           'ideal_observer', 'update_efficiency', 'game_efficiency']
 
 # %% ../nbs/32_observer.ipynb #291f434e
 def knowledge_answers(pool:dict, # a pool of candidates (`wordnet.get_pool`)
@@ -26,6 +31,48 @@ def knowledge_answers(pool:dict, # a pool of candidates (`wordnet.get_pool`)
     else: out = np.full(n, "No" if knowledge_answer(question, "", pool["kn"])[0] else None, dtype=object)
     if (i := pool["pos"].get(named_word(question))) is not None: out[i] = "Finished"
     return out
+
+# %% ../nbs/32_observer.ipynb #19c9a81b
+judge_answer_lead = "<answer>"   # what opens the paper judge's reply before its answer word (`paper_judge_user`)
+judge_answers = ("Yes", "No")     # the answers a model judge's likelihood is over
+
+def _shared(seqs:list[list[int]]) -> int:
+    "The length of the start that every token sequence of `seqs` shares."
+    first = seqs[0]
+    return min(next((i for i, (x, y) in enumerate(zip(first, s)) if x != y), min(len(first), len(s))) for s in seqs)
+
+def _question_row(tok, judge, question:str, words:list[str], chunk:int) -> dict:
+    "One question's row for `tree_logprobs`: the start its prompts share, then a trie per group of candidates."
+    prompt = lambda w: judge.render(paper_judge_chat(w, question), **template_kw) + judge_answer_lead
+    seqs = [[sum(split_pair(tok, prompt(w), a), []) for a in judge_answers] for w in words]
+    every = [s for ab in seqs for s in ab]
+    n = min(_shared(every), min(map(len, every)) - 2)    # every answer keeps its tokens and one before them
+    first, groups, cur = every[0], [], []
+    for k, ab in enumerate(seqs):
+        cur.append(k)
+        if sum(len(seqs[j][0]) - n for j in cur) >= chunk or k == len(seqs) - 1:
+            tails = [tuple(s[n:]) for j in cur for s in seqs[j]]
+            scored = [len(split_pair(tok, "x" + judge_answer_lead, a)[1]) for j in cur for a in judge_answers]
+            groups.append((build_trie(tails, scored), n)); cur = []
+    return dict(x=first[:n], groups=groups, n_words=len(words), naive_tokens=sum(len(s) for ab in seqs for s in ab))
+
+def judge_likelihoods(judge, # an in-process model judge (engine "hf")
+                      questions:list[str], # the questions
+                      words:list[str], # the candidates
+                      batch_size:int=4, # questions per forward pass
+                      chunk:int=1024, # most trie nodes per pass
+                      stats:dict|None=None, # if given, counts of the work are added (and `naive_tokens`)
+                     ) -> np.ndarray:
+    "log P(a | q, c) for a in Yes, No (normalised over the two), per question and candidate: [question, candidate, a]."
+    if not judge.can.in_process:
+        raise ValueError(f"judge likelihoods need an in-process judge (engine 'hf'); {judge.name!r} is on a server")
+    check_scorer(judge)   # it renders the judge's chat with its own template
+    rows = [_question_row(judge.tok, judge, q, words, chunk) for q in questions]
+    if stats is not None: stats["naive_tokens"] = stats.get("naive_tokens", 0) + sum(r["naive_tokens"] for r in rows)
+    outs = tree_logprobs(judge.model, rows, batch_size, chunk, stats)
+    lp = np.array([[branch_logprob(t, o, j) for (t, _), o in zip(r["groups"], out) for j in range(len(t["paths"]))]
+                   for r, out in zip(rows, outs)]).reshape(len(questions), len(words), 2)
+    return lp - np.logaddexp.reduce(lp, axis=2, keepdims=True)
 
 # %% ../nbs/32_observer.ipynb #bc7bf5ed
 def _prior(prior, n:int) -> np.ndarray:
@@ -50,6 +97,12 @@ def _answer_bits(w:np.ndarray, said:np.ndarray) -> float:
     if not known.any() or w[known].sum() <= 0: return math.nan
     return _bits(np.array([w[known & (said == a)].sum() for a in set(said[known])]))
 
+def _soft_answer_bits(w:np.ndarray, lp:np.ndarray) -> float:
+    "Expected gain in bits of a question whose answers have log-likelihoods `lp` [candidates, answers] (BED-LLM's)."
+    p = w / w.sum()
+    noise = -(np.exp(lp) * lp / math.log(2)).sum(1)     # each candidate's own uncertainty about its answer
+    return _bits(p @ np.exp(lp)) - float(p @ noise)
+
 # %% ../nbs/32_observer.ipynb #0da36347
 def _state(game:dict, turn:int, w:np.ndarray, i:int|None, **more) -> dict:
     "One row of the observer's table: the secret's log-probability, the entropy, and what the turn adds."
@@ -57,32 +110,66 @@ def _state(game:dict, turn:int, w:np.ndarray, i:int|None, **more) -> dict:
     return dict(game_id=game.get("game_id"), secret=game["secret"], turn=turn, logprob=lp,
                 entropy_bits=_bits(w), n_left=int((w > 0).sum()), **more)
 
+def _pool(game:dict, candidates, kn:dict) -> dict:
+    "The game's candidates (its shortlist, or `candidates`), with its secret joined where missing, as a pool."
+    words = list(game.get("shortlist") or candidate_words(candidates))
+    if norm(game["secret"]) not in {norm(w) for w in words}: words.append(game["secret"])   # as score_candidates
+    return get_pool(words, kn)
+
 def observe(game:dict, # a game record
             candidates:list[str]|str|None=None, # the candidate set (None: nouns_all; an evals game: its shortlist)
             knowledge=None, # the knowledge (None: the shipped file)
             prior=None, # None (uniform), "rank" (1/rank of the list's order), or one weight per candidate
+            likelihoods:dict|None=None, # {(candidate words, question): `judge_likelihoods` row} for unread questions
            ) -> pd.DataFrame:
-    ("The ideal observer of `game` with the knowledge judge: one row per state t = 0..T (logprob, entropy_bits, "
-     "info_gain_bits, expected_gain_bits, answerable, n_left).")
-    pool = get_pool(game.get("shortlist") or candidate_words(candidates), load_knowledge(knowledge))
-    w, i = _prior(prior, len(pool["keys"])), pool["pos"].get(norm(game["secret"]))
-    rows = [_state(game, 0, w, i, info_gain_bits=math.nan, expected_gain_bits=math.nan, answerable=math.nan)]
+    ("The ideal observer of `game`: one row per state t = 0..T (logprob, entropy_bits, info_gain_bits, "
+     "expected_gain_bits, answerable, answered_by, n_left).")
+    pool = _pool(game, candidates, load_knowledge(knowledge))
+    w, i, words = _prior(prior, len(pool["keys"])), pool["pos"].get(norm(game["secret"])), tuple(pool["words"])
+    rows = [_state(game, 0, w, i, info_gain_bits=math.nan, expected_gain_bits=math.nan, answerable=math.nan,
+                   answered_by=None)]
     for t, (q, a) in enumerate(record_qa(game), 1):
-        said, heard = knowledge_answers(pool, q), answer_word(a)
+        said, heard, before = knowledge_answers(pool, q), answer_word(a), _bits(w)
         known = np.array([x is not None for x in said], dtype=bool)
-        eig, before = _answer_bits(w, said), _bits(w)
-        if heard is not None: w = w * (~known | (said == heard))   # an unknown answer's likelihood: the same for all
+        lp = None if known.any() else (likelihoods or {}).get((words, q))
+        if lp is not None:                                   # the model judge's likelihoods
+            eig, by = _soft_answer_bits(w, lp), "model"
+            if heard in judge_answers: w = w * np.exp(lp[:, judge_answers.index(heard)])
+        else:
+            eig, by = _answer_bits(w, said), "knowledge" if known.any() else None
+            if heard is not None: w = w * (~known | (said == heard))   # an unknown answer: the same likelihood for all
         rows.append(_state(game, t, w, i, info_gain_bits=before - _bits(w), expected_gain_bits=eig,
-                           answerable=float(known.mean())))
+                           answerable=float(known.mean()), answered_by=by))
     return pd.DataFrame(rows)
+
+def unread_questions(games:list[dict], # game records
+                     candidates=None, # the candidate set (None: nouns_all)
+                     knowledge=None, # the knowledge (None: the shipped file)
+                    ) -> dict:
+    "{candidate words: the questions of `games` the knowledge cannot read about any of them}, each question once."
+    need, kn = {}, load_knowledge(knowledge)
+    for g in games:
+        pool = _pool(g, candidates, kn)
+        for q, _ in record_qa(g):
+            if all(x is None for x in knowledge_answers(pool, q)):
+                need.setdefault(tuple(pool["words"]), {}).setdefault(q)
+    return {k: list(v) for k, v in need.items()}
 
 def ideal_observer(games:list[dict], # game records
                    candidates:list[str]|str|None=None, # the candidate set (None: nouns_all)
                    knowledge=None, # the knowledge (None: the shipped file)
                    prior=None, # None (uniform), "rank", or one weight per candidate
+                   judge=None, # an in-process model judge for the questions the knowledge cannot read (None: none)
+                   batch_size:int=4, # the judge's questions per forward pass
+                   chunk:int=1024, # most trie nodes per pass
+                   stats:dict|None=None, # if given, the judge's work is counted into it (`judge_likelihoods`)
                   ) -> pd.DataFrame:
-    "`observe` of every game, one table."
-    return pd.concat([observe(g, candidates, knowledge, prior) for g in games], ignore_index=True)
+    "`observe` of every game, one table; with a `judge`, each unread question is scored once over the candidates."
+    lik = {}
+    for words, qs in (unread_questions(games, candidates, knowledge) if judge is not None else {}).items():
+        lik |= {(words, q): lp for q, lp in zip(qs, judge_likelihoods(judge, qs, list(words), batch_size, chunk,
+                                                                      stats))}
+    return pd.concat([observe(g, candidates, knowledge, prior, lik) for g in games], ignore_index=True)
 
 # %% ../nbs/32_observer.ipynb #d7176c02
 def update_efficiency(ideal:pd.DataFrame, # `ideal_observer` rows: game_id, turn, logprob (and run, if both have it)

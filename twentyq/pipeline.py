@@ -16,6 +16,7 @@ from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
+from .wordnet import candidate_words
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
@@ -23,23 +24,32 @@ from .grpo import grpo, GRPOSpec
 from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_index, slug
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'stages', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage', 'reference_stage',
-           'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
+__all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage',
+           'reference_stage', 'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
     "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24,
                      judge_max_tokens=48,
                      # the WordNet questioner: more secrets, and the budget where it wins some
-                     model_free=dict(limit=16, max_questions=13)),
+                     model_free=dict(limit=16, max_questions=13),
+                     # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
+                     # (each 16 candidates add about a third to a scoring's forward tokens)
+                     candidates="nouns_test", n_candidates=16),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
-                  questioner_max_tokens=None, judge_max_tokens=None),
+                  questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
+_not_played = ("model_free", "candidates", "n_candidates")   # the sizes of a scale that are not `play`'s
 
 def _size_of(size:dict, questioner:str) -> dict:
     "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
-    return ({k: v for k, v in size.items() if k != "model_free"}
+    return ({k: v for k, v in size.items() if k not in _not_played}
             | (size.get("model_free", {}) if is_model_free(questioner) else {}))
+
+def scale_candidates(size:dict, # a scale (`scales`)
+                    ) -> list[str]|None:
+    "The candidate set of a scale: the first `n_candidates` words of its `candidates` list (None: all; no list: None)."
+    return candidate_words(size["candidates"])[:size.get("n_candidates")] if size.get("candidates") else None
 
 def _split(x): return [v.strip() for v in x.split(",") if v.strip()] if isinstance(x, str) else list(x)
 
@@ -184,16 +194,18 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
-def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper"):
+def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
+               candidates:list[str]|None=None):
     ("Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); "
-     "`engine`: engine, server.")
+     "`engine`: engine, server; `candidates`: each model scorer's belief over them too.")
     if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
     for s in scorers:
         print(f"== score {run.name} with {s}"
               + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
         with _step(log, f"score {run.name} with {model_label(s)}"
                    + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
-            score_run(run, s, **({} if is_model_free(s) else engine or {}), belief_prompt=belief_prompt)
+            score_run(run, s, **({} if is_model_free(s) else dict(engine or {}, candidates=candidates)),
+                      belief_prompt=belief_prompt)
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
@@ -213,7 +225,9 @@ games as one table."""
         with _step(log, f"play {model_label(q)}: {', '.join(ps)}"):
             games += play_runs(specs, [str(r) for r in runs.values()])
         for p, run in runs.items():
-            if p == "paper": _score_all(run, run_scorers(q, ss, refs, trained, all_pairs), log, engine)
+            if p == "paper":   # its own belief over the scale's candidates too (the report's information per question)
+                for s in run_scorers(q, ss, refs, trained, all_pairs):
+                    _score_all(run, [s], log, engine, candidates=scale_candidates(size) if s == q else None)
             # ΔBelief-RL's: the questioner's own
             if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")
     return pd.concat(games, ignore_index=True)
@@ -242,7 +256,8 @@ def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a "
           f"flipped penultimate answer, {info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    for d in ("reference", "reference-flipped"): _score_all(out/d, ss, log, engine)
+    _score_all(out/"reference", ss, log, engine, candidates=scale_candidates(size))   # and over the candidates
+    _score_all(out/"reference-flipped", ss, log, engine)
     return info
 
 def reference_stage(job:Job):

@@ -457,7 +457,7 @@ def ideal_beliefs(records:list[dict], # game records
                  pool["pos"].get(norm(r["secret"])))
         for turn, _ in belief_points(r):
             m = path[at[turn] if turn else 0]
-            lp = -math.log(m.bit_count()) if i is not None and m >> i & 1 else float("nan")
+            lp = math.nan if i is None else -math.log(m.bit_count()) if m >> i & 1 else -math.inf
             rows.append(dict(run=run, game_id=r.get("game_id"), scorer="wordnet",
                              secret=r["secret"], turn=turn, logprob=lp))
     return pd.DataFrame(rows, columns=["run", "game_id", "scorer", "secret", "turn", "logprob"])
