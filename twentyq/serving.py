@@ -157,11 +157,12 @@ class _FakeHandler(BaseHTTPRequestHandler):
             status, reply, delay = s.answer(self.path, body, n)
             time.sleep(delay)
             data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
+        finally:   # answered: no longer in flight, before the client can read the reply and send its next request
+            with s.lock: s.inflight -= 1
+        try:
             self.send_response(status); self.send_header("Content-Length", str(len(data)))
             self.end_headers(); self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError): pass
-        finally:
-            with s.lock: s.inflight -= 1
 
 # %% ../nbs/11_serving.ipynb #cac0a3f4
 def server_fields(s:Sampling, # the sampling
