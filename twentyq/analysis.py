@@ -22,7 +22,7 @@ __all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome'
 # %% ../nbs/41_analysis.ipynb #c9c067f5
 def load_runs(runs_dir:Path|str, # a folder of run folders
               protocol:str|None=None, # keep only runs whose games use this protocol
-              belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
+              belief_prompt:str|None="paper", # keep beliefs under this belief prompt (`belief_prompts`; None: all)
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     "(games, beliefs) of every run folder under `runs_dir`."
     dirs = sorted(p.parent for p in Path(runs_dir).glob("*/games.jsonl"))
@@ -292,7 +292,7 @@ def report_inputs(runs_dir:Path|str|None=None, # folder of run folders (None: `e
                   scorers=None, # keep beliefs of these scorers (None: all)
                   n_secrets:int|None=None, # keep the first n secrets in alphabetical order (None: all)
                   iterations:int|None=None, # keep iterations 0..iterations-1 (None: all)
-                  belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
+                  belief_prompt:str|None="paper", # keep beliefs under this belief prompt (`belief_prompts`; None: all)
                  ) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     "(games, beliefs, out) for a figure notebook."
     games, beliefs = load_runs(runs_dir or example_runs(), protocol=protocol, belief_prompt=belief_prompt)

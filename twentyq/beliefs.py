@@ -117,7 +117,7 @@ _scorers, _scoring = {}, threading.Lock()
 
 def game_beliefs(game:dict, # a game record
                  scorer:str, # a scoring model (loaded once per process)
-                 belief_prompt:str="paper", # "paper" or "cia"
+                 belief_prompt:str="paper", # a belief prompt's name (a key of `onepass.belief_prompts`)
                 ) -> list[float]:
     "log b_0 … log b_T of one game by `scorer`; safe to call from any thread."
     if is_model_free(check_role(scorer, "scorer")):
@@ -156,7 +156,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               # now)
               engine:str="hf",
               server:str|None=None, # base URL(s) of the openai engine's servers
-              # "paper" or "cia": recorded in the rows and the file's settings, kept in a file of its own
+              # a belief prompt (`onepass.belief_prompts`): in the rows and the file's settings, and a file of its own
               belief_prompt:str="paper",
              ) -> pd.DataFrame:
     ("Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; "

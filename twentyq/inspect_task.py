@@ -105,7 +105,7 @@ def twenty_questions_solver(spec:RunSpec, # the run, its players named when the 
                             # a model-free judge; None: Inspect's `judge` role (default: the questioner)
                             judge:str|None=None,
                             beliefs:str|None=None, # a scorer model: per-turn beliefs into each sample's metadata
-                            belief_prompt:str="paper", # "paper" or "cia"
+                            belief_prompt:str="paper", # a belief prompt's name (a key of `onepass.belief_prompts`)
                            ):
     "Play the sample's game for this epoch, questioner (the task's model) against the judge."
     P, specs = run_protocol(spec), {(s["secret"], s["iteration"]): s for s in game_specs(spec)}
@@ -143,7 +143,7 @@ def protocol_win():
 
 # %% ../nbs/72_inspect.ipynb #1f2f4aae
 @task
-def twenty_questions(protocol:str="paper", # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
+def twenty_questions(protocol:str="paper", # a protocol's name (a key of `protocols.protocols`)
                      secrets:str="nouns_test", # a shipped list's name, or a word-list file
                      limit:int|None=None, # play only the first `limit` secrets
                      max_questions:int=20, # questions per game
@@ -157,7 +157,7 @@ def twenty_questions(protocol:str="paper", # "paper", "evals", "evals-shortlist"
                      judge_max_tokens:int|None=None, # longest judge reply (None: the protocol's)
                      # a scorer model (e.g. "smollm2-135m"): per-turn log-beliefs in each sample's metadata
                      beliefs:str|None=None,
-                     # "paper" or "cia" (None: cia's for the cia protocol, else the paper's)
+                     # a belief prompt's name (`onepass.belief_prompts`; None: the protocol's own)
                      belief_prompt:str|None=None,
                     ) -> Task:
     "Twenty Questions by twentyq's protocols: the task's model asks, a judge answers, the protocol's win rule scores."
@@ -169,7 +169,7 @@ def twenty_questions(protocol:str="paper", # "paper", "evals", "evals-shortlist"
     spec = RunSpec(questioner="", judge=judge, protocol=protocol, secrets=secrets, iterations=epochs, limit=limit,
                    seed=seed, max_questions=max_questions, greedy=greedy, lenient=lenient,
                    questioner_max_tokens=questioner_max_tokens, judge_max_tokens=judge_max_tokens)
-    bp = belief_prompt or ("cia" if protocol == "cia" else "paper")
+    bp = belief_prompt or run_protocol(spec).belief_prompt
     return Task(dataset=_samples(spec, run_protocol(spec)),
                 solver=twenty_questions_solver(spec, judge, beliefs, bp), scorer=protocol_win(),
                 epochs=Epochs(epochs, ["mean", f"pass_at_{epochs}"]))

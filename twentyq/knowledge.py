@@ -17,7 +17,7 @@ __all__ = ['LEXNAMES', 'SENSE_OVERRIDES', 'KNOWLEDGE_FILE', 'SHIPPED_LISTS', 'CA
            'POSITIONS', 'read_index', 'parse_synset', 'read_synsets', 'read_exceptions', 'synset_name', 'norm',
            'wordnet_lemma', 'word_sense', 'knowledge_words', 'build_knowledge', 'cut_dictionary', 'load_knowledge',
            'word_chain', 'kind_question', 'semantic_questions', 'letters', 'letter_question', 'length_question',
-           'form_answer', 'named_word', 'guess_question', 'knowledge_truth']
+           'form_answer', 'named_word', 'knowledge_truth']
 
 # %% ../nbs/12_knowledge.ipynb #cba6492d
 LEXNAMES = {3: "noun.Tops", 4: "noun.act", 5: "noun.animal", 6: "noun.artifact", 7: "noun.attribute", 8: "noun.body",
@@ -398,13 +398,6 @@ def named_word(question:str, # a question
     for r in _named:
         if m := r.fullmatch(question or ""): return norm(m.group(1).strip("'\""))
     return None
-
-def guess_question(word:str, # the candidate to name
-                   protocol:str="paper", # "paper", "evals" or "lmrl"
-                  ) -> str:
-    "The questioner's guess of `word` in `protocol`'s form."
-    return (f"[GUESS {word}]" if protocol.startswith("evals") else f"Is the object {word}?" if protocol == "lmrl"
-            else f"Is the secret word {word}?")
 
 # %% ../nbs/12_knowledge.ipynb #9a027e47
 _category_of = {q: c for c, (q, _) in CATEGORY_QUESTIONS.items()}

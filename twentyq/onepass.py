@@ -24,7 +24,7 @@ belief_prompts = {   # name: (E, what joins E and the secret)
     "paper": (default_elicitation, " "),   # "...Is the secret word cat"
     "cia": ("Is it '", "")}                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
 
-def belief_prompt_of(name:str, # "paper" or "cia"
+def belief_prompt_of(name:str, # a belief prompt's name (a key of `belief_prompts`)
                      elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`
                     ) -> tuple[str, str]:
     "(E, lead) of the belief prompt `name`: the secret is scored as the continuation lead + secret of the state + E."

@@ -17,6 +17,7 @@ from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
 from .wordnet import candidate_words
+from .protocols import get_protocol
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
@@ -218,7 +219,7 @@ games as one table."""
     for q in qs:
         runs = {p: out/"runs"/f"{p}--{slug(q)}" for p in ps}
         specs = [RunSpec(questioner=q, judge=judge, protocol=p,
-                         **{**_size_of(size, q), "secrets": "evals207" if p.startswith("evals") else size["secrets"]},
+                         **{**_size_of(size, q), "secrets": get_protocol(p).secrets or size["secrets"]},
                          **(engine or {})) for p in ps]
         print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> "
               f"{', '.join(r.name for r in runs.values())}")
@@ -228,8 +229,9 @@ games as one table."""
             if p == "paper":   # its own belief over the scale's candidates too (the report's information per question)
                 for s in run_scorers(q, ss, refs, trained, all_pairs):
                     _score_all(run, [s], log, engine, candidates=scale_candidates(size) if s == q else None)
-            # ΔBelief-RL's: the questioner's own
-            if p == "cia" and q in ss: _score_all(run, [q], log, engine, belief_prompt="cia")
+            # a protocol with a belief prompt of its own (cia: ΔBelief-RL's): the questioner's own games under it
+            if (bp := get_protocol(p).belief_prompt) != "paper" and q in ss:
+                _score_all(run, [q], log, engine, belief_prompt=bp)
     return pd.concat(games, ignore_index=True)
 
 def play_stage(job:Job):

@@ -523,15 +523,22 @@ class Protocol:
     questioner_max_tokens: int = 1024    # the questioner's default budget of new tokens
     # the judge's sampling (its max_new_tokens: the default budget)
     judge_decoding: Sampling = field(default_factory=lambda: judge_sampling)
+    guess_form: str = "Is the secret word {}?"   # how a questioner names a candidate as its guess
+    secret_answer: str = "Finished"      # what its judge answers to a question that names the secret
+    belief_prompt: str = "paper"         # the belief prompt its games are scored under (`onepass.belief_prompts`)
+    secrets: str|None = None             # the secret list the main job plays it on (None: the scale's)
 
 protocols = {
     "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
-    "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40),
+    "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40, guess_form="[GUESS {}]",
+                      secret_answer="Yes", secrets="evals207"),
     "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge,
-                                max_replies=40, shortlist=20),
-    "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat),
+                                max_replies=40, shortlist=20, guess_form="[GUESS {}]", secret_answer="Yes",
+                                secrets="evals207"),
+    "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat,
+                     guess_form="Is the object {}?", secret_answer="Yes"),
     "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling,
-                    questioner_max_tokens=50, judge_decoding=cia_judge_sampling),
+                    questioner_max_tokens=50, judge_decoding=cia_judge_sampling, belief_prompt="cia"),
 }
 
 # %% ../nbs/07_protocols.ipynb #4457b530
@@ -546,7 +553,7 @@ lenient_protocols = {
     "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
 }
 
-def get_protocol(name:str, # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
+def get_protocol(name:str, # a protocol's name: a key of `protocols`
                  lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
                 ) -> Protocol:
     "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."

@@ -34,7 +34,7 @@ class RunSpec:
      "and `run_config` take it.")
     questioner:str="smollm2-135m" # questioner model: embedded name, local folder or Hugging Face id
     judge:str|None=None # judge model (default: the questioner; for the model-free questioner, `wordnet-judge`)
-    protocol:str="paper" # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
+    protocol:str="paper" # a protocol's name (a key of `protocols.protocols`)
     secrets:str="nouns_test" # word-list file, or a shipped list's name
     iterations:int=1 # games per secret
     limit:int|None=None # play only the first `limit` secrets

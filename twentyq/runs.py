@@ -22,7 +22,7 @@ game_fields = {
     "game_id": "'<secret>#<iteration>'; an edited copy appends '+<edit>' (see `edits`)",
     "secret": "the secret word",
     "iteration": "which repetition of this secret (0-based)",
-    "protocol": "the protocol's name: 'paper', 'evals', 'evals-shortlist' or 'lmrl'",
+    "protocol": "the protocol's name (a key of `protocols.protocols`)",
     "variants": "accepted alternative names of the secret",
     "shortlist": "the words shown to the questioner (evals-shortlist), or None",
     "max_questions": "questions allowed",
@@ -294,7 +294,7 @@ def load_run(source:Path|str, # a run folder, or its games.jsonl
 
 def load_beliefs(folder:Path|str, # a run folder
                  scorers:list[str]|None=None, # keep only these scorers (None: all that scored the run)
-                 belief_prompt:str|None="paper", # keep beliefs under this belief prompt ("paper", "cia"; None: all)
+                 belief_prompt:str|None="paper", # keep beliefs under this belief prompt (`belief_prompts`; None: all)
                 ) -> pd.DataFrame:
     "Every scorer's beliefs on the games of `folder` (empty, with the belief columns, when none were scored)."
     parts = [pd.read_parquet(p) for p in sorted(Path(folder).glob("beliefs-*.parquet"))

@@ -17,7 +17,7 @@ import verifiers.v1 as vf
 from verifiers.v1.types import content_text
 from .sampling import Sampling
 from .serving import server_fields
-from .protocols import chat_so_far, game_over, new_game, template_kw
+from .protocols import chat_so_far, game_over, get_protocol, new_game, template_kw
 from .players import player, check_role
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
@@ -29,11 +29,11 @@ class TwentyQTaskConfig(vf.TaskConfig):
     "`--env.taskset.task.*`: scoring settings."
     # a model that scores the questioner's beliefs (the belief reward); None: no belief reward
     belief_scorer: str|None = None
-    belief_prompt: str|None = None   # "paper" or "cia" (None: cia's for the cia protocol)
+    belief_prompt: str|None = None   # a belief prompt's name (`onepass.belief_prompts`; None: the protocol's own)
 
 class TwentyQConfig(vf.TasksetConfig):
     "`--env.taskset.*`: the games, as `twentyq play`'s options name them."
-    protocol: str = "paper"   # "paper", "evals", "evals-shortlist", "lmrl" or "cia"
+    protocol: str = "paper"   # a protocol's name (a key of `protocols.protocols`)
     secrets: str = "nouns_test"   # a shipped list's name, or a word-list file
     iterations: int = 1   # games per secret
     max_questions: int = 20   # questions per game
@@ -80,7 +80,7 @@ class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
         c, g = self.config, trace.info["game"]
         if not c.belief_scorer: return {}
         lps = await asyncio.to_thread(game_beliefs, g, c.belief_scorer,
-                                      c.belief_prompt or ("cia" if g["protocol"] == "cia" else "paper"))
+                                      c.belief_prompt or get_protocol(g["protocol"]).belief_prompt)
         # the successor's r_t of every turn, for a turn-level trainer
         trace.info.update(beliefs=lps, turn_rewards=turn_rewards(g, lps).tolist())
         return {"belief": float(turn_rewards(g, lps, **belief_only).sum())}

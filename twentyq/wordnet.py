@@ -19,7 +19,7 @@ from .protocols import (get_protocol, with_budget, new_game, game_over, draw_sho
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
 from .runs import belief_points
-from .knowledge import (POSITIONS, ROOT, form_answer, guess_question, knowledge_truth, length_question,
+from .knowledge import (POSITIONS, ROOT, form_answer, knowledge_truth, length_question,
                                letter_question,
                                letters, load_knowledge, named_word, norm, semantic_questions, word_chain)
 
@@ -242,7 +242,7 @@ def next_move(chat:list[dict], # the chat a protocol gives its questioner
     q = None if g["must_guess"] or m.bit_count() == 1 else _question(pool, path, sampling, rng)
     if q is not None: return q
     word = pool["words"][(m & -m).bit_length() - 1]
-    return guess_question(word, g["protocol"])
+    return get_protocol(g["protocol"]).guess_form.format(word)
 
 # %% ../nbs/13_wordnet.ipynb #e9e33f22
 @cache
@@ -392,7 +392,7 @@ class KnowledgeJudge:
 # %% ../nbs/13_wordnet.ipynb #92fb687b
 def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-list file or a shipped list's name
                  candidates:list[str]|str|None=None, # the questioner's candidates (None: nouns_all)
-                 protocol:str="paper", # "paper", "evals", "evals-shortlist" or "lmrl"
+                 protocol:str="paper", # a protocol's name (a key of `protocols.protocols`)
                  judge=None, # a judge backend (None: the knowledge judge)
                  max_questions:int=20, # questions per game
                  knowledge=None, # the knowledge (None: the shipped file)
@@ -472,8 +472,7 @@ def knowledge_contradictions(record:dict, # a game record
         a = t.get("answer")
         if t.get("judge_raw") is None or a not in ("Yes", "No", "Finished"): continue
         want = knowledge_answer(t.get("question") or "", record["secret"], kn)[0]
-        # evals and LMRL judges: yes
-        if want == "Finished" and record.get("protocol", "paper") not in ("paper", "cia"): want = "Yes"
+        if want == "Finished": want = get_protocol(record.get("protocol", "paper")).secret_answer   # evals, LMRL: Yes
         if want is not None and want != a: out.append(t.get("turn", k + 1))
     return out
 
