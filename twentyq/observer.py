@@ -44,17 +44,16 @@ def _shared(seqs:list[list[int]]) -> int:
 def _question_row(tok, judge, question:str, words:list[str], chunk:int) -> dict:
     "One question's row for `tree_logprobs`: the start its prompts share, then a trie per group of candidates."
     prompt = lambda w: judge.render(paper_judge_chat(w, question), **template_kw) + judge_answer_lead
-    seqs = [[sum(split_pair(tok, prompt(w), a), []) for a in judge_answers] for w in words]
-    every = [s for ab in seqs for s in ab]
-    n = min(_shared(every), min(map(len, every)) - 2)    # every answer keeps its tokens and one before them
-    first, groups, cur = every[0], [], []
-    for k, ab in enumerate(seqs):
-        cur.append(k)
-        if sum(len(seqs[j][0]) - n for j in cur) >= chunk or k == len(seqs) - 1:
-            tails = [tuple(s[n:]) for j in cur for s in seqs[j]]
-            scored = [len(split_pair(tok, "x" + judge_answer_lead, a)[1]) for j in cur for a in judge_answers]
-            groups.append((build_trie(tails, scored), n)); cur = []
-    return dict(x=first[:n], groups=groups, n_words=len(words), naive_tokens=sum(len(s) for ab in seqs for s in ab))
+    # (context, answer) token ids, candidate by candidate, Yes then No: each answer split from its own prompt
+    pairs = [split_pair(tok, prompt(w), a) for w in words for a in judge_answers]
+    seqs = [c + y for c, y in pairs]
+    n = min(_shared(seqs), min(len(c) for c, _ in pairs))   # the shared start ends before any answer's tokens
+    groups, cur = [], []
+    for k in range(0, len(pairs), len(judge_answers)):       # a candidate's answers in one trie
+        cur += range(k, k + len(judge_answers))
+        if sum(len(seqs[j]) - n for j in cur[::len(judge_answers)]) >= chunk or k + len(judge_answers) == len(pairs):
+            groups.append((build_trie([tuple(seqs[j][n:]) for j in cur], [len(pairs[j][1]) for j in cur]), n)); cur = []
+    return dict(x=seqs[0][:n], groups=groups, naive_tokens=sum(map(len, seqs)))
 
 def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       questions:list[str], # the questions
