@@ -40,3 +40,21 @@ def test_a_player_is_refused_in_a_role_it_cannot_play(tmp_path):
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert r.stderr.startswith("twentyq: error: ") and f"cannot be the {role}" in r.stderr and f"use {right}" in r.stderr
     assert not (tmp_path/"a").exists() and not (tmp_path/"c").exists()   # refused before anything was written
+
+def test_play_guess_my_city(tmp_path):
+    "Guess My City from the command line, under both peers' protocols, with the model-free city players; a player of another game is refused."
+    for protocol, limit in [("paprika", 8), ("lmrl", 4)]:
+        r = subprocess.run(twentyq("play", "--game", "guess-my-city", "--protocol", protocol, "--questioner", "cities",
+                                   "--limit", str(limit), "--out", str(tmp_path/protocol)), check=True, capture_output=True, text=True)
+        head, row = (l.split() for l in r.stdout.splitlines()[:2])
+        assert head[:5] == ["game", "protocol", "questioner", "judge", "n"] and row[:5] == ["guess-my-city", protocol, "cities", "cities-judge", str(limit)]
+        games = pd.read_json(tmp_path/protocol/"games.jsonl", lines=True)
+        assert set(games.game) == {"guess-my-city"} and games.won.all() and (games.n_questions <= 20).all()
+        shown = {"paprika": "goal reached", "lmrl": "Yes."}[protocol]
+        assert all(g.turns[-1]["answer"] == shown and ", " in g.turns[-1]["question"] for g in games.itertuples())
+    for args, says in [(["--game", "guess-my-city", "--questioner", "wordnet"], "'wordnet' is a model-free player of twenty-questions"),
+                       (["--game", "chess"], "Unknown game 'chess'"),
+                       (["--game", "guess-my-city", "--protocol", "cia"], "Unknown protocol 'cia' of guess-my-city")]:
+        r = subprocess.run(twentyq("play", *args, "--out", str(tmp_path/"x")), capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.startswith("twentyq: error: ") and says in r.stderr, (args, r.stderr)
+    assert not (tmp_path/"x").exists()

@@ -103,6 +103,15 @@ def test_twentyq_players_play_offline_in_inspect_the_games_twentyq_play_plays(tm
     assert log.results.scores[0].metrics["mean"].value == sum(g["won"] for g in a.values()) / len(a)   # scored by the protocol's rule
     assert {g["questioner"] for g in games.values()} == {f"twentyq/{questioner}"}
 
+def test_the_city_questioner_plays_guess_my_city_in_inspect_as_twentyq_play_plays_it(tmp_path):
+    "Guess My City through Inspect: `--model twentyq/cities`, the task's game and protocol (-T game=, -T protocol=), the city knowledge judge."
+    city = dict(game="guess-my-city", protocol="paprika")
+    play(questioner="cities", judge="cities-judge", out=str(tmp_path/"play"), progress=False, **QUICK, **city)
+    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/cities"], *[a for k, v in city.items() for a in ("-T", f"{k}={v}")], judge="cities-judge")
+    a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
+    assert log.status == "success" and len(a) == 2 and a == b and {g["game"] for g in a.values()} == {"guess-my-city"}
+    assert all(g["turns"][0]["answer"] in ("yes", "no") for g in a.values())      # the knowledge judge read the first question
+
 def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path):
     "Sampled, with the run's seeds (greedy: the model judge's test below)."
     play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, out=str(tmp_path/"play"), progress=False, **QUICK)

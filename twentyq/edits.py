@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy, re
 
 # %% auto #0
-__all__ = ['flip_answer', 'truncate', 'shortest_successful', 'flip_penultimate']
+__all__ = ['flip_answer', 'replace_answer', 'truncate', 'shortest_successful', 'flip_penultimate']
 
 # %% ../nbs/02_edits.ipynb #3a1de5f7
 def _gid(record): return record.get("game_id", "<no game_id>")
@@ -30,6 +30,7 @@ def _edited(record, suffix):
 
 # %% ../nbs/02_edits.ipynb #6dd451b2
 _yes_no = re.compile(r"\b(yes|no)\b", re.I)
+_closed = re.compile(r"(yes|no)\.?", re.I)   # a closed answer as a turn records it: Yes, no, Yes. ...
 
 def _swap(word):
     "yes <-> no, keeping the case pattern (Yes/No, yes/no, YES/NO)."
@@ -42,18 +43,34 @@ def flip_answer(record:dict, # a game record
     "A copy of `record` in which the judge answered turn `k` the other way (Yes <-> No)."
     i = _turn_index(record, k)
     t = record["turns"][i]
-    if t.get("answer") not in ("Yes", "No"):
+    if not _closed.fullmatch(str(t.get("answer"))):
         raise ValueError(f"game {_gid(record)!r}: turn {k} was answered {t.get('answer')!r}; only "
                          "Yes and No can be flipped")
     n = t.get("n_messages")
     msg = record["messages"][n-1] if isinstance(n, int) and 1 <= n <= len(record["messages"]) else None
     words = _yes_no.findall(msg["content"]) if msg and msg.get("role") == "user" else []
-    if len(words) != 1 or words[0].lower() != t["answer"].lower():
+    if len(words) != 1 or words[0].lower() != t["answer"].rstrip(".").lower():
         raise ValueError(f"game {_gid(record)!r}: the message answering turn {k} does not carry the answer "
                          f"{t['answer']!r} as one word")
     r = _edited(record, f"flip{k}")
-    r["turns"][i]["answer"] = "No" if t["answer"] == "Yes" else "Yes"
+    r["turns"][i]["answer"] = _yes_no.sub(lambda m: _swap(m.group(0)), t["answer"])
     r["messages"][n-1]["content"] = _yes_no.sub(lambda m: _swap(m.group(0)), msg["content"])
+    return r
+
+# %% ../nbs/02_edits.ipynb #f11c0003
+def replace_answer(record:dict, # a game record
+                   k:int, # the turn whose answer to replace (1-based)
+                   answer:str, # the turn's new answer, as the record keeps it
+                   shown:str|None=None, # what the questioner sees instead (None: `answer`)
+                   name:str="answer", # the edit's name in the new game id: `<name><k>`
+                  ) -> dict:
+    "A copy of `record` in which the judge answered turn `k` with `answer`, the questioner shown `shown`."
+    i = _turn_index(record, k)
+    n = record["turns"][i].get("n_messages")
+    if not (isinstance(n, int) and 1 <= n <= len(record["messages"]) and record["messages"][n-1]["role"] == "user"):
+        raise ValueError(f"game {_gid(record)!r}: turn {k} has no answering message")
+    r = _edited(record, f"{name}{k}")
+    r["turns"][i]["answer"], r["messages"][n-1]["content"] = answer, answer if shown is None else shown
     return r
 
 # %% ../nbs/02_edits.ipynb #1d947d90

@@ -1,4 +1,4 @@
-"""twentyq's players as an Inspect AI model provider: `inspect eval TASK --model twentyq/<player>` plays through twentyq's own engines, offline: the embedded models, local folders and hub ids, servers, and the model-free WordNet questioner.
+"""twentyq's players as an Inspect AI model provider: `inspect eval TASK --model twentyq/<player>` plays through twentyq's own engines, offline: the embedded models, local folders and hub ids, servers, and the model-free questioners (WordNet, cities).
 
 Docs: https://twentyq.github.io/twentyq/inspect_model.html.md"""
 

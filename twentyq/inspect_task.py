@@ -19,7 +19,7 @@ from inspect_ai.solver import solver
 from .sampling import Sampling
 from .serving import server_fields
 from .protocols import new_game, game_over, template_kw
-from .players import player, check_role, is_model_free
+from .players import player, check_role, check_game, is_model_free
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
 from .beliefs import game_beliefs
@@ -143,8 +143,9 @@ def protocol_win():
 
 # %% ../nbs/72_inspect.ipynb #1f2f4aae
 @task
-def twenty_questions(protocol:str="paper", # a protocol's name (a key of `protocols.protocols`)
-                     secrets:str="nouns_test", # a shipped list's name, or a word-list file
+def twenty_questions(protocol:str="paper", # a protocol's name (a key of the game's protocols)
+                     # a shipped list's name, or a word-list file (None: the game's list for the protocol)
+                     secrets:str|None=None,
                      limit:int|None=None, # play only the first `limit` secrets
                      max_questions:int=20, # questions per game
                      epochs:int=1, # games per secret (k of Mean@k, Pass@k)
@@ -159,15 +160,17 @@ def twenty_questions(protocol:str="paper", # a protocol's name (a key of `protoc
                      beliefs:str|None=None,
                      # a belief prompt's name (`onepass.belief_prompts`; None: the protocol's own)
                      belief_prompt:str|None=None,
+                     game:str|None=None, # a game's name (a key of `games.games`; None: Twenty Questions)
                     ) -> Task:
-    "Twenty Questions by twentyq's protocols: the task's model asks, a judge answers, the protocol's win rule scores."
-    if judge is not None: check_role(judge, "judge")
+    ("Twenty Questions (or another game of `games.games`) by twentyq's protocols: the task's model asks, a judge "
+     "answers, the protocol's win rule scores.")
+    if judge is not None: check_game(check_role(judge, "judge"), game)
     if judge is not None and not is_model_free(judge):
         raise ValueError(f"judge={judge!r}: a model judges through Inspect's role (--model-role judge={judge}); judge= "
                          "names a model-free judge")
     # the players: when played
-    spec = RunSpec(questioner="", judge=judge, protocol=protocol, secrets=secrets, iterations=epochs, limit=limit,
-                   seed=seed, max_questions=max_questions, greedy=greedy, lenient=lenient,
+    spec = RunSpec(questioner="", judge=judge, game=game, protocol=protocol, secrets=secrets, iterations=epochs,
+                   limit=limit, seed=seed, max_questions=max_questions, greedy=greedy, lenient=lenient,
                    questioner_max_tokens=questioner_max_tokens, judge_max_tokens=judge_max_tokens)
     bp = belief_prompt or run_protocol(spec).belief_prompt
     return Task(dataset=_samples(spec, run_protocol(spec)),

@@ -22,7 +22,8 @@ __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'beli
 default_elicitation = "Is the secret word"
 belief_prompts = {   # name: (E, what joins E and the secret)
     "paper": (default_elicitation, " "),   # "...Is the secret word cat"
-    "cia": ("Is it '", "")}                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
+    "cia": ("Is it '", ""),                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
+    "city": ("Is the city", " ")}          # Guess My City's guess "Is the city Lima, Peru?": "...Is the city Lima"
 
 def belief_prompt_of(name:str, # a belief prompt's name (a key of `belief_prompts`)
                      elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`

@@ -17,7 +17,9 @@ from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
 from .wordnet import candidate_words
-from .protocols import get_protocol
+from .protocols import get_protocol, game_protocol
+from .games import get_game, model_free_judge
+from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
@@ -26,7 +28,8 @@ from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_i
 
 # %% auto #0
 __all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage',
-           'reference_stage', 'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
+           'transfer_runs', 'transfer_stage', 'reference_stage', 'settings_of', 'report_stage', 'run_stages',
+           'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -36,11 +39,23 @@ scales = {
                      model_free=dict(limit=16, max_questions=13),
                      # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
                      # (each 16 candidates add about a third to a scoring's forward tokens)
-                     candidates="nouns_test", n_candidates=16),
+                     candidates="nouns_test", n_candidates=16,
+                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (4 cities x 2), a few
+                     # against SmolLM2 as the judge; beliefs over the first 8 evaluation cities
+                     transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
+                                   knowledge=dict(limit=4, iterations=2, max_questions=4),
+                                   model=dict(limit=2, iterations=1, max_questions=4), model_judge="smollm2-135m",
+                                   model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
+                                   n_candidates=8, questioner_max_tokens=24, judge_max_tokens=48)),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
-                  questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None),
+                  questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
+                  # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
+                  transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
+                                knowledge=dict(limit=None, iterations=8, max_questions=20),
+                                model=dict(limit=None, iterations=8, max_questions=20), model_judge=None, model_free={},
+                                n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None)),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
-_not_played = ("model_free", "candidates", "n_candidates")   # the sizes of a scale that are not `play`'s
+_not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
 def _size_of(size:dict, questioner:str) -> dict:
     "`play`'s sizes for `questioner`: the scale's, with its `model_free` sizes for a model-free one."
@@ -239,6 +254,40 @@ def play_stage(job:Job):
     job.games = _play_all(job.out, job.questioners, job.judge, job.scorers + job.ideal, job.protocols,
                           job.size, job.log, job.engine, job.reference, job.trained, job.all_pairs)
 
+# %% ../nbs/62_pipeline.ipynb #a7f0e002
+def transfer_runs(out:Path, # the report folder
+                  questioners:list[str], # the job's questioners (the trained ones among them)
+                  judge:str|None, # the model judge of the few games (None: none)
+                  t:dict, # the scale's `transfer` sizes
+                 ) -> list[tuple[str, str, Path, dict]]:
+    ("(questioner, judge, run folder, sizes) of each transfer run: every model against the game's knowledge judge and "
+     "`judge`, the game's model-free questioner against its knowledge judge.")
+    G = get_game(t["game"])
+    kj, mq = model_free_judge(G), next(n for n, c in G.players.items() if "questioner" in c.roles)
+    models = [q for q in questioners if not is_model_free(q)]
+    pairs = ([(q, kj, t["knowledge"]) for q in models] + [(mq, kj, t["knowledge"] | t.get("model_free", {}))]
+             + [(q, judge, t["model"]) for q in models if judge])
+    return [(q, j, out/"transfer"/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
+
+def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:list, engine:dict|None=None):
+    "Stage 2b: the transfer runs played, and each model's own knowledge-judge games scored over the scale's cities."
+    if not (t := size.get("transfer")): return
+    judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
+    bp = game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
+    cities = load_secrets(t["secrets"]).secret.tolist()[:t.get("n_candidates")]
+    budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
+    for q, j, run, sizes in transfer_runs(out, questioners, judge, t):
+        print(f"== transfer: {q} (questioner) vs {j} (judge), {t['game']} {t['protocol']} -> {run}")
+        with _step(log, f"transfer {model_label(q)} vs {model_label(j)}"):
+            play(questioner=q, judge=j, game=t["game"], protocol=t["protocol"], secrets=t["secrets"], **sizes,
+                 **budgets, **(engine or {}), out=str(run), progress=False)
+        if not is_model_free(q) and is_model_free(j):   # a model's own games against the knowledge judge
+            _score_all(run, [q], log, engine, belief_prompt=bp, candidates=cities)
+
+def transfer_stage(job:Job):
+    "Stage 2b: Guess My City, played and scored as the successor measures transfer (`transfer/`)."
+    _transfer(job.out, job.questioners, job.judge, job.size, job.log, job.engine)
+
 # %% ../nbs/62_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     "The model-free questioner's best play (`_best_play`) on the job's secrets: the reference games' source."
@@ -296,7 +345,8 @@ def report_stage(job:Job):
     print(job.table.to_string(index=False))
 
 # %% ../nbs/62_pipeline.ipynb #47c0c081
-stages = {"train": train_stage, "play and score": play_stage, "reference": reference_stage, "report": report_stage}
+stages = {"train": train_stage, "play and score": play_stage, "transfer": transfer_stage, "reference": reference_stage,
+          "report": report_stage}
 
 def run_stages(job:Job, # the job
                names:list[str], # the stages to run, keys of `stages`, in order

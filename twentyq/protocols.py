@@ -27,8 +27,8 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
            'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
            'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
-           'get_protocol', 'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over',
-           'draw_shortlist']
+           'get_protocol', 'Game', 'game_protocol', 'game_secrets', 'with_budget', 'protocol_sampling', 'sampled_with',
+           'new_game', 'game_over', 'draw_shortlist']
 
 # %% ../nbs/07_protocols.ipynb #642848a8
 paper_questioner_system = (
@@ -509,7 +509,7 @@ cia_judge_sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_toke
 # %% ../nbs/07_protocols.ipynb #b2d5d320
 @dataclass
 class Protocol:
-    "One Twenty Questions protocol: how a game starts, what the questioner sees, and how replies are judged."
+    "One protocol of a game: how a game starts, what the questioner sees, and how replies are judged."
     name: str
     start: Callable                      # start(game): opening messages
     on_reply: Callable                   # on_reply(game, reply) -> judge chat or None
@@ -561,6 +561,38 @@ def get_protocol(name:str, # a protocol's name: a key of `protocols`
     if lenient and name not in lenient_protocols:
         raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
     return (lenient_protocols if lenient else protocols)[name]
+
+# %% ../nbs/07_protocols.ipynb #a1e0c002
+@dataclass
+class Game:
+    "One information-seeking game: its protocols, the secrets it is played on, its answers and its model-free players."
+    name: str                            # its name: a key of `games.games`
+    protocols: dict                      # {name: Protocol}, each by its source's rules
+    secrets: str                         # the shipped list its games are played on when none is given
+    protocol_secrets: dict = field(default_factory=dict)   # {protocol: list} for a protocol played on another list
+    lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
+    open_questions: bool = False         # whether its questioner may ask open questions, not only closed ones
+    answers: tuple = ("Yes", "No")       # its judges' closed answers
+    players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
+    knowledge: str|None = None           # the data file its model-free players read (in `data/`)
+
+def game_protocol(game:Game, # a game
+                  name:str, # one of its protocols' names
+                  lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
+                 ) -> Protocol:
+    "`game`'s protocol called `name`, by its source's rules (or, if `lenient`, twentyq's forgiving readings)."
+    if name not in game.protocols:
+        raise ValueError(f"Unknown protocol {name!r} of {game.name}; known: {', '.join(game.protocols)}")
+    if lenient and name not in game.lenient:
+        raise ValueError(f"protocol {name!r} of {game.name} has no forgiving reading: its source's code corrects "
+                         "its judge")
+    return (game.lenient if lenient else game.protocols)[name]
+
+def game_secrets(game:Game, # a game
+                 protocol:str, # one of its protocols' names
+                ) -> str:
+    "The list `protocol`'s games are played on when none is given: the game's, or the one it names for `protocol`."
+    return game.protocol_secrets.get(protocol, game.secrets)
 
 # %% ../nbs/07_protocols.ipynb #7e4affe4
 def with_budget(P:Protocol, # a protocol

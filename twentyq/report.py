@@ -22,7 +22,7 @@ __all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis',
 # %% ../nbs/60_report.ipynb #224377d7
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
                    "fig4_flip", "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min",
-                   "cia_belief_gain", "information_per_question", "training_curves"]
+                   "cia_belief_gain", "information_per_question", "training_curves", "gmc_transfer"]
 
 def slug(name:str, # a model name, hub id or folder
         ) -> str:

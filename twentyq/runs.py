@@ -20,9 +20,10 @@ __all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'disp
 # %% ../nbs/01_runs.ipynb #420354fb
 game_fields = {
     "game_id": "'<secret>#<iteration>'; an edited copy appends '+<edit>' (see `edits`)",
-    "secret": "the secret word",
+    "secret": "the secret: a word (Twenty Questions), a city as 'City, Country' (Guess My City)",
     "iteration": "which repetition of this secret (0-based)",
-    "protocol": "the protocol's name (a key of `protocols.protocols`)",
+    # a record of a game other than Twenty Questions also names it: "game", a key of `games.games`
+    "protocol": "the protocol's name (a key of its game's protocols)",
     "variants": "accepted alternative names of the secret",
     "shortlist": "the words shown to the questioner (evals-shortlist), or None",
     "max_questions": "questions allowed",
@@ -40,7 +41,7 @@ turn_fields = {
     "guess": "the word of an evals guess, else None",
     "judge_raw": "the judge's reply as generated (None when no judge was asked)",
     "answer": "the answer the questioner was given: Yes/No/Finished (paper), Yes/No/Skip/Correct "
-              "(evals), Yes/No (lmrl)",
+              "(evals), Yes/No (lmrl); in Guess My City what it was shown (paprika), Yes./No. (lmrl)",
     "parse_ok": "whether the judge's reply parsed (None when no judge was asked)",
     "n_messages": "len(messages) once this turn was answered",
 }
@@ -323,7 +324,7 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
 
 # %% ../nbs/01_runs.ipynb #0fef63cd
 display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",
-                 "wordnet-judge": "WordNet judge"}
+                 "wordnet-judge": "WordNet judge", "cities": "city questioner", "cities-judge": "city judge"}
 # the suffix of a trained model's folder (`<base>-<suffix>`), and its label
 trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}
 

@@ -17,8 +17,9 @@ import verifiers.v1 as vf
 from verifiers.v1.types import content_text
 from .sampling import Sampling
 from .serving import server_fields
-from .protocols import chat_so_far, game_over, get_protocol, new_game, template_kw
-from .players import player, check_role
+from .protocols import chat_so_far, game_over, game_protocol, new_game, template_kw
+from .games import get_game
+from .players import player, check_role, check_game
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
 from .rewards import question_penalties, turn_rewards
@@ -33,8 +34,9 @@ class TwentyQTaskConfig(vf.TaskConfig):
 
 class TwentyQConfig(vf.TasksetConfig):
     "`--env.taskset.*`: the games, as `twentyq play`'s options name them."
-    protocol: str = "paper"   # a protocol's name (a key of `protocols.protocols`)
-    secrets: str = "nouns_test"   # a shipped list's name, or a word-list file
+    game: str|None = None   # a game's name (a key of `games.games`; None: Twenty Questions)
+    protocol: str = "paper"   # a protocol's name (a key of the game's protocols)
+    secrets: str|None = None   # a shipped list's name, or a word-list file (None: the game's list for the protocol)
     iterations: int = 1   # games per secret
     max_questions: int = 20   # questions per game
     seed: int = 0   # run seed: shortlists and per-reply seeds
@@ -79,8 +81,8 @@ class TwentyQTask(vf.Task[TwentyQData, vf.State, TwentyQTaskConfig]):
          "no reward without a scorer.")
         c, g = self.config, trace.info["game"]
         if not c.belief_scorer: return {}
-        lps = await asyncio.to_thread(game_beliefs, g, c.belief_scorer,
-                                      c.belief_prompt or get_protocol(g["protocol"]).belief_prompt)
+        bp = c.belief_prompt or game_protocol(get_game(g.get("game")), g["protocol"]).belief_prompt
+        lps = await asyncio.to_thread(game_beliefs, g, c.belief_scorer, bp)
         # the successor's r_t of every turn, for a turn-level trainer
         trace.info.update(beliefs=lps, turn_rewards=turn_rewards(g, lps).tolist())
         return {"belief": float(turn_rewards(g, lps, **belief_only).sum())}
@@ -96,7 +98,7 @@ class TwentyQTaskset(vf.Taskset[TwentyQTask, TwentyQConfig]):
     "One task per game of the run, in `twentyq play`'s order, prompted with the protocol's opening."
     def load(self):
         c = self.config
-        spec = RunSpec(questioner="", protocol=c.protocol, secrets=c.secrets, iterations=c.iterations,
+        spec = RunSpec(questioner="", game=c.game, protocol=c.protocol, secrets=c.secrets, iterations=c.iterations,
                        max_questions=c.max_questions, seed=c.seed, greedy=c.greedy, lenient=c.lenient,
                        questioner_max_tokens=c.questioner_max_tokens, judge_max_tokens=c.judge_max_tokens)
         P = run_protocol(spec)
@@ -180,7 +182,7 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
 
     async def run(self, task, agents):
         d = task.data
-        spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=self.config.judge)
+        spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=check_game(self.config.judge, d.spec["game"]))
         P = run_protocol(spec)
         game = new_game(P, **d.game, questioner=spec.questioner, judge=spec.judge)
         async with agents.questioner.interaction(task) as q:

