@@ -40,13 +40,13 @@ scales = {
                      # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
                      # (each 16 candidates add about a third to a scoring's forward tokens)
                      candidates="nouns_test", n_candidates=16,
-                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (4 cities x 2), a few
-                     # against SmolLM2 as the judge; beliefs over the first 8 evaluation cities
+                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (4 cities x 2), two
+                     # games against SmolLM2 as the judge; own beliefs in the secret (candidate sets: a third more time)
                      transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                                   knowledge=dict(limit=4, iterations=2, max_questions=4),
-                                   model=dict(limit=2, iterations=1, max_questions=4), model_judge="smollm2-135m",
+                                   knowledge=dict(limit=4, iterations=2, max_questions=3),
+                                   model=dict(limit=1, iterations=2, max_questions=2), model_judge="smollm2-135m",
                                    model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
-                                   n_candidates=8, questioner_max_tokens=24, judge_max_tokens=48)),
+                                   n_candidates=0, questioner_max_tokens=24, judge_max_tokens=24)),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
@@ -274,7 +274,8 @@ def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:lis
     if not (t := size.get("transfer")): return
     judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
     bp = game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
-    cities = load_secrets(t["secrets"]).secret.tolist()[:t.get("n_candidates")]
+    n = t.get("n_candidates")   # 0: the secret alone; None: every city of the list
+    cities = None if n == 0 else load_secrets(t["secrets"]).secret.tolist()[:n]
     budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
     for q, j, run, sizes in transfer_runs(out, questioners, judge, t):
         print(f"== transfer: {q} (questioner) vs {j} (judge), {t['game']} {t['protocol']} -> {run}")
