@@ -267,7 +267,7 @@ def test_reproduce_tiny(tiny_job):
     gmc = {p.name: read_jsonl(p/"games.jsonl") for p in (tmp_path/"transfer").iterdir()}          # Guess My City, as the successor measures transfer
     assert set(gmc) == {f"paprika--{slug(q)}--{slug(j)}" for q in ("smollm2-135m", sft, grpo, delta) for j in ("cities-judge", "smollm2-135m")} | {"paprika--cities--cities-judge"}
     assert all(g["game"] == "guess-my-city" and g["secret"] == "Surat, India" for gs in gmc.values() for g in gs) and all(g["won"] for g in gmc["paprika--cities--cities-judge"])
-    city_own = pd.read_parquet(tmp_path/"transfer"/f"paprika--{slug(delta)}--cities-judge"/f"beliefs-{slug(delta)}--city.parquet")
+    city_own = pd.read_parquet(beliefs_path(tmp_path/"transfer"/f"paprika--{slug(delta)}--cities-judge", delta, "city"))
     assert set(city_own.belief_prompt) == {"city"} and city_own.n_candidates.eq(4).all() and city_own.norm_logprob.notna().all()
     gmc_card = json.loads((tmp_path/"gmc_transfer.json").read_text())
     assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
