@@ -11,9 +11,10 @@ from functools import cache
 from pathlib import Path
 import numpy as np
 from .core import data_path
-from .sampling import Abilities, Sampling
+from .sampling import ModelFree, Sampling
 from .runs import new_turn
-from .protocols import Protocol, Game, game_protocol, new_game, game_over, with_budget, cia_questioner_sampling
+from .protocols import (Protocol, Game, game_protocol, new_game, play_lockstep, with_budget,
+                               cia_questioner_sampling)
 from .tagger import lmrl_tokens
 from .edits import flip_answer, replace_answer
 from .wordlists import load_secrets
@@ -554,10 +555,10 @@ def city_judge_reply(chat:list[dict], # a judge chat of PAPRIKA or LMRL-Gym's Gu
     return f"<answer>{text or _paprika_words[verdict]}</answer>"
 
 # %% ../nbs/09_cities.ipynb #f4a9dbdf
-class CityJudge:
+class CityJudge(ModelFree):
     "The knowledge judge of Guess My City, as a backend."
     roles = ("judge",)   # it answers; it cannot ask or score
-    can = Abilities()   # no model
+    no_logprobs = "the city knowledge judge has no log-probabilities"
     def __init__(self, knowledge=None, # a knowledge file (None: the shipped data/cities.json)
                  **ignored, # the backend options a rollout passes
                 ):
@@ -566,12 +567,6 @@ class CityJudge:
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
         "The judge's reply to each chat."
         return [city_judge_reply(c, self.knowledge) for c in chats]
-
-    def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
-        return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
-
-    def logprobs(self, contexts, continuations):
-        raise NotImplementedError("the city knowledge judge has no log-probabilities")
 
 # %% ../nbs/09_cities.ipynb #4701b305
 _paprika_max = re.compile(r"within (\d+) questions")
@@ -711,10 +706,10 @@ def city_move(chat:list[dict], # the chat a Guess My City protocol gives its que
         return city_guess(pool, keep)
     return q
 
-class CityQuestioner:
+class CityQuestioner(ModelFree):
     "The model-free Guess My City questioner, as a backend: reads each game from its chat and replies."
     roles = ("questioner",)   # it asks; it has no beliefs to score
-    can = Abilities()   # no model
+    no_logprobs = "the city questioner has no log-probabilities"
     def __init__(self,
                  # a city list's name or file, or the cities (None: every city it knows)
                  candidates:str|list[str]|None=None,
@@ -730,12 +725,6 @@ class CityQuestioner:
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
         "The next reply in each chat (the same whatever the sampling: the questioner is deterministic)."
         return [city_move(c, self.pool) for c in chats]
-
-    def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
-        return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
-
-    def logprobs(self, contexts, continuations):
-        raise NotImplementedError("the city questioner has no log-probabilities")
 
 # %% ../nbs/09_cities.ipynb #0acca7e0
 guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
@@ -753,14 +742,8 @@ def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, 
     P = with_budget(game_protocol(guess_my_city, protocol), max_questions)
     cities = load_secrets(secrets).secret.tolist() if isinstance(secrets, (str, Path)) else list(secrets)
     qb, jb = CityQuestioner(candidates), judge or CityJudge()
-    games = [new_game(P, s, game=guess_my_city.name, questioner=qb.name, judge=jb.name) for s in cities]
-    active = list(games)
-    while active:
-        judged = [(g, c) for g, r in zip(active, qb.generate([P.questioner_chat(g) for g in active]))
-                  if (c := P.on_reply(g, r)) is not None]
-        for (g, _), raw in zip(judged, jb.generate([c for _, c in judged])): P.on_judge(g, raw)
-        active = [g for g in active if not game_over(P, g)]
-    return games
+    return play_lockstep(P, [new_game(P, s, game=guess_my_city.name, questioner=qb.name, judge=jb.name)
+                             for s in cities], qb, jb)
 
 # %% ../nbs/09_cities.ipynb #539db464
 def city_shown(question:str, # the questioner's reply

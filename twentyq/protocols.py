@@ -28,7 +28,7 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
            'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
            'get_protocol', 'Game', 'game_protocol', 'game_secrets', 'with_budget', 'protocol_sampling', 'sampled_with',
-           'new_game', 'game_over', 'draw_shortlist']
+           'new_game', 'game_over', 'draw_shortlist', 'play_lockstep']
 
 # %% ../nbs/07_protocols.ipynb #642848a8
 paper_questioner_system = (
@@ -645,3 +645,19 @@ def draw_shortlist(secret:str, # the secret (always on the list)
     words = others + [secret]
     rng.shuffle(words)
     return words
+
+# %% ../nbs/07_protocols.ipynb #3f0e0005
+def play_lockstep(P:Protocol, # the protocol (its budget set: `with_budget`)
+                  games:list[dict], # new games (`new_game`), played in place
+                  questioner, # a backend: generate(chats) -> replies
+                  judge, # a backend: generate(chats) -> replies
+                 ) -> list[dict]:
+    "Play `games` to their ends, each step one call of each player over the games in play; return them."
+    active = list(games)
+    while active:
+        judged = [(g, c) for g, r in zip(active, questioner.generate([P.questioner_chat(g) for g in active]))
+                  if (c := P.on_reply(g, r)) is not None]
+        if judged:
+            for (g, _), raw in zip(judged, judge.generate([c for _, c in judged])): P.on_judge(g, raw)
+        active = [g for g in active if not game_over(P, g)]
+    return games

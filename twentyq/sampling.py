@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['Sampling', 'chat_seeds', 'Backend', 'Abilities']
+__all__ = ['Sampling', 'chat_seeds', 'Backend', 'Abilities', 'ModelFree']
 
 # %% ../nbs/03_sampling.ipynb #d9cefc62
 @dataclass
@@ -63,3 +63,15 @@ class Abilities:
     finishes_games:bool=False
     # the player options it takes (`players.player`): device, dtype, batch_size, base_url, concurrency ...
     options:tuple=()
+
+# %% ../nbs/03_sampling.ipynb #3f0e0002
+class ModelFree:
+    "What every model-free player shares as a backend: no engine's abilities, its chat as plain lines, no log-probs."
+    can = Abilities()   # no model: none of an engine's abilities
+    no_logprobs = "a model-free player has no log-probabilities"   # what `logprobs` raises
+
+    def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
+        "The chat as 'role: content' lines."
+        return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
+
+    def logprobs(self, contexts, continuations): raise NotImplementedError(self.no_logprobs)

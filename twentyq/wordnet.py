@@ -12,9 +12,9 @@ from functools import cache
 from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
-from .sampling import Abilities, chat_seeds
+from .sampling import Abilities, ModelFree, chat_seeds
 from .wordlists import load_secrets
-from .protocols import (get_protocol, with_budget, new_game, game_over, draw_shortlist, lmrl_intro,
+from .protocols import (get_protocol, with_budget, new_game, play_lockstep, draw_shortlist, lmrl_intro,
                                paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
@@ -254,10 +254,11 @@ def candidate_words(candidates:list[str]|str|Path|None=None, # a list, a word-li
     if candidates is None: candidates = "nouns_all"
     return list(_list_words(str(candidates))) if isinstance(candidates, (str, Path)) else list(candidates)
 
-class WordNetQuestioner:
+class WordNetQuestioner(ModelFree):
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
     roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (`ideal_beliefs`)
     can = Abilities(finishes_games=True)   # no model; it writes its candidates onto each finished game (`finish_game`)
+    no_logprobs = "the WordNet questioner has no log-probabilities; its beliefs are `ideal_beliefs`"
     def __init__(self,
                  # candidates: a list, a word-list file or shipped list name; None: nouns_all
                  candidates:list[str]|str|None=None,
@@ -273,12 +274,6 @@ class WordNetQuestioner:
          "drawn with the chat's seed.")
         seeds = chat_seeds(sampling, len(chats)) if sampling is not None else [None] * len(chats)
         return [next_move(c, self.candidates, self.knowledge, sampling, random.Random(s)) for c, s in zip(chats, seeds)]
-
-    def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
-        return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
-
-    def logprobs(self, contexts, continuations):
-        raise NotImplementedError("the WordNet questioner has no log-probabilities; its beliefs are `ideal_beliefs`")
 
 # %% ../nbs/13_wordnet.ipynb #486456e1
 def _template(t, *holes):
@@ -370,10 +365,10 @@ def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia
     return f"{why}\n<answer>{a}</answer>" if protocol == "cia" else f"<think>{why}</think><answer>{a}</answer>"
 
 # %% ../nbs/13_wordnet.ipynb #6696e059
-class KnowledgeJudge:
+class KnowledgeJudge(ModelFree):
     "The judge that answers from the knowledge, as a backend."
     roles = ("judge",)   # it answers; it cannot ask or score
-    can = Abilities()   # no model: none of an engine's abilities
+    no_logprobs = "the knowledge judge has no log-probabilities"
     def __init__(self, knowledge=None, # the knowledge (None: the shipped file)
                  **ignored, # the backend options a rollout passes
                 ):
@@ -382,12 +377,6 @@ class KnowledgeJudge:
     def generate(self, chats:list[list[dict]], sampling=None, **template_kw) -> list[str]:
         "The judge's reply to each chat."
         return [judge_reply(c, self.knowledge) for c in chats]
-
-    def render(self, chat, add_generation_prompt=True, **template_kw) -> str:
-        return "\n".join(f"{m['role']}: {m['content']}" for m in chat)
-
-    def logprobs(self, contexts, continuations):
-        raise NotImplementedError("the knowledge judge has no log-probabilities")
 
 # %% ../nbs/13_wordnet.ipynb #92fb687b
 def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-list file or a shipped list's name
@@ -407,13 +396,7 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
     games = [new_game(P, s, 0, variants=v, questioner=qb.name, judge=jb.name,
                       shortlist=draw_shortlist(s, pool, P.shortlist, seed * 1_000_003 + i) if P.shortlist else None)
              for i, (s, v) in enumerate(zip(table.secret, table.variants))]
-    active = list(games)
-    while active:
-        judged = [(g, c) for g, r in zip(active, qb.generate([P.questioner_chat(g) for g in active]))
-                  if (c := P.on_reply(g, r)) is not None]
-        if judged:
-            for (g, _), raw in zip(judged, jb.generate([c for _, c in judged])): P.on_judge(g, raw)
-        active = [g for g in active if not game_over(P, g)]
+    play_lockstep(P, games, qb, jb)
     for g in games: g["n_candidates"] = candidates_left(g, qb.candidates, qb.knowledge)
     return games
 
