@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np, pandas as pd, pytest
 from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl, load_beliefs
-from twentyq.report import paper_notebooks, slug
+from twentyq.report import paper_notebooks, game_notebooks, slug
 from twentyq.beliefs import beliefs_path
 from twentyq.wordnet import readable_share
 from games import game as _game, write_run, write_beliefs
@@ -273,6 +273,12 @@ def test_reproduce_tiny(tiny_job):
     assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
     gmc_table = pd.read_csv(tmp_path/"gmc_transfer.csv")                                    # a row per questioner and judge, with the readable share
     assert len(gmc_table) == 9 and gmc_table.readable.between(0, 1).all() and gmc_table.set_index("questioner").loc["cities", "mean_at_k"] == 100
+    for n in game_notebooks:                                                     # the cards that read any game's runs, on its games, in a page of its own
+        card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
+        assert card["has_data"] and not card.get("error") and html.escape(card["title"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card
+    gmc_t1 = pd.read_csv(tmp_path/"guess-my-city"/"table1_pass_at_1.csv").set_index(["questioner", "judge"])
+    assert len(gmc_t1) == 9 and gmc_t1.loc[("cities", "cities-judge"), "pass1_mean"] == 100 and gmc_t1.readable.between(0, 100).all()
+    assert "href='guess-my-city/index.html'" in (tmp_path/"index.html").read_text()
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for q in ["smollm2-135m", sft, grpo, delta]:                                  # a model notebook for each model, rendered and linked
         assert (tmp_path/"notebooks"/f"model--{slug(q)}.html").exists() and f"href='notebooks/model--{slug(q)}.html'" in (tmp_path/"index.html").read_text(), q

@@ -32,8 +32,8 @@ __all__ = ['city_lists', 'lmrl_list', 'city_license', 'CITY_NAMES', 'CITY_COUNTR
            'lmrl_city_questioner_chat', 'lmrl_city_on_reply', 'lmrl_city_on_judge', 'city_facts', 'city_truth',
            'asks_for_name', 'city_open', 'named_cities', 'city_verdict', 'read_city_judge_chat', 'city_judge_reply',
            'CityJudge', 'read_city_chat', 'answer_sign', 'CityPool', 'city_pool', 'city_questions',
-           'best_city_question', 'city_guess_of', 'city_guess', 'city_move', 'CityQuestioner', 'play_cities',
-           'city_shown', 'answer_for_city', 'counterfactual_answer', 'city_readable_share']
+           'best_city_question', 'city_guess_of', 'city_guess', 'city_move', 'CityQuestioner', 'city_readable_share',
+           'play_cities', 'city_shown', 'answer_for_city', 'counterfactual_answer']
 
 # %% ../nbs/09_cities.ipynb #8d35b724
 city_lists = {"gmc_train": "train", "gmc_eval": "eval", "gmc_lmrl": "LMRL-Gym"}   # shipped list: its key in the json
@@ -726,11 +726,23 @@ class CityQuestioner(ModelFree):
         "The next reply in each chat (the same whatever the sampling: the questioner is deterministic)."
         return [city_move(c, self.pool) for c in chats]
 
+# %% ../nbs/09_cities.ipynb #3135c09e
+def city_readable_share(games, # game records (dicts) or a DataFrame of games
+                        knowledge=None, # a knowledge file (None: the shipped one)
+                       ) -> float:
+    "Share of the questions of `games` the city knowledge reads (its verdict is no refusal); NaN if none."
+    kn = load_cities(knowledge)
+    rs = games.to_dict("records") if hasattr(games, "to_dict") else games
+    read = [city_verdict(t.get("question") or "", r["secret"], kn)[0] != "refuse"
+            for r in rs for t in r.get("turns") or []]
+    return sum(read) / len(read) if read else float("nan")
+
 # %% ../nbs/09_cities.ipynb #0acca7e0
 guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
                      open_questions=True,
                      answers=("Goal reached", "Yes", "No", "Yes.", "No."),
-                     players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json")
+                     players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
+                     readable=city_readable_share)
 
 def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
                 protocol:str="paprika", # a protocol of `guess_my_city`
@@ -785,14 +797,3 @@ def counterfactual_answer(record:dict, # a Guess My City game record
     if (c := next((c for c in others if other(c)), None)) is None:
         raise ValueError(f"game {record.get('game_id')!r}: no city answers turn {k} otherwise")
     return answer_for_city(record, k, c, kn)
-
-# %% ../nbs/09_cities.ipynb #3135c09e
-def city_readable_share(games, # game records (dicts) or a DataFrame of games
-                        knowledge=None, # a knowledge file (None: the shipped one)
-                       ) -> float:
-    "Share of the questions of `games` the city knowledge reads (its verdict is no refusal); NaN if none."
-    kn = load_cities(knowledge)
-    rs = games.to_dict("records") if hasattr(games, "to_dict") else games
-    read = [city_verdict(t.get("question") or "", r["secret"], kn)[0] != "refuse"
-            for r in rs for t in r.get("turns") or []]
-    return sum(read) / len(read) if read else float("nan")

@@ -7,17 +7,18 @@ Docs: https://twentyq.github.io/twentyq/games.html.md"""
 # %% ../nbs/14_games.ipynb #3c65e6ee
 from __future__ import annotations
 from .protocols import Game, protocols, lenient_protocols
-from .wordnet import WordNetQuestioner, KnowledgeJudge
+from .wordnet import WordNetQuestioner, KnowledgeJudge, readable_share
 from .cities import guess_my_city
 
 # %% auto #0
-__all__ = ['twenty_questions', 'games', 'default_game', 'model_free_players', 'get_game', 'player_game', 'model_free_judge']
+__all__ = ['twenty_questions', 'games', 'default_game', 'model_free_players', 'get_game', 'player_game', 'model_free_judge',
+           'games_game', 'game_readable_share']
 
 # %% ../nbs/14_games.ipynb #f67c146c
 twenty_questions = Game("twenty-questions", protocols, secrets="nouns_test", lenient=lenient_protocols,
                         answers=("Yes", "No", "Finished", "Skip", "Correct"),
                         players={"wordnet": WordNetQuestioner, "wordnet-judge": KnowledgeJudge},
-                        knowledge="wordnet_nouns.json")
+                        knowledge="wordnet_nouns.json", readable=readable_share)
 
 games = {g.name: g for g in (twenty_questions, guess_my_city)}
 default_game = twenty_questions.name   # what is played when no game is named
@@ -41,3 +42,17 @@ def model_free_judge(game:Game, # a game
                     ) -> str|None:
     "The name of `game`'s model-free judge, or None if it has none."
     return next((n for n, cls in game.players.items() if "judge" in cls.roles), None)
+
+# %% ../nbs/14_games.ipynb #a7c3e002
+def games_game(games, # game records of one game (a DataFrame or dicts); a record names its game, or plays the default
+              ) -> Game:
+    "The one game that `games` were played in."
+    rs = games.to_dict("records") if hasattr(games, "to_dict") else list(games)
+    named = sorted({r.get("game") if isinstance(r.get("game"), str) else default_game for r in rs} or {default_game})
+    if len(named) > 1: raise ValueError(f"games of several games ({', '.join(named)}): pass one game's games")
+    return get_game(named[0])
+
+def game_readable_share(games, # game records of one game (a DataFrame or dicts)
+                       ) -> float:
+    "Share of the questions of `games` their game's knowledge judge reads; NaN if none."
+    return games_game(games).readable(games)

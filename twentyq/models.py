@@ -131,6 +131,8 @@ def _convert_gguf(name, dest):
 
 # %% ../nbs/04_models.ipynb #0b610882
 _loaded = {}
+# tokenizers outlive `release_models`: tens of MB, but seconds to load (Gemma-3's 262k-token vocabulary: ~4 s)
+_tokenizers = {}
 
 def resolve_model(name:str, # an embedded name, a local folder or a Hugging Face id
                  ) -> tuple:
@@ -146,6 +148,20 @@ def resolve_model(name:str, # an embedded name, a local folder or a Hugging Face
                              f"names {list(embedded_models)})")
     return name, "hub"
 
+# %% ../nbs/04_models.ipynb #5e1f0a21
+def _tokenizer(where, # a folder or hub id (`resolve_model`)
+               chat_template:str|None, # the template `load_model` will set (part of the key)
+               cache:bool, # keep it, across `release_models` too
+               **kw):
+    "`where`'s tokenizer, loaded once per process; a folder whose tokenizer files are written again loads again."
+    from transformers import AutoTokenizer   # deferred: seconds to import
+    stamp = tuple(f.stat().st_mtime_ns for f in sorted(Path(where).glob("tokenizer*"))) if Path(where).is_dir() else ()
+    key = (str(where), chat_template, stamp)
+    if cache and key in _tokenizers: return _tokenizers[key]
+    tok = AutoTokenizer.from_pretrained(str(where), **kw)
+    if cache: _tokenizers[key] = tok
+    return tok
+
 # %% ../nbs/04_models.ipynb #1a004483
 def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local folder, or Hugging Face id
                device:str|None=None, # "cpu", "cuda", ...; None picks CUDA when present
@@ -157,9 +173,9 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
     device = pick_device(device); dtype = pick_dtype(device, dtype)
     key = (name, device, str(dtype), chat_template)
     if cache and key in _loaded: return _loaded[key]
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
     where, source = resolve_model(name)
-    def _hf(**kw): return (AutoTokenizer.from_pretrained(str(where), **kw),
+    def _hf(**kw): return (_tokenizer(where, chat_template, cache, **kw),
                            AutoModelForCausalLM.from_pretrained(str(where), dtype=dtype, **kw))
     try:
         try: tok, model = _hf(local_files_only=True)   # local folder, or an id already in the hub cache
@@ -182,5 +198,6 @@ def load_model(name:str, # embedded name ("smollm2-135m", "gemma3-270m"), local 
     return model, tok
 
 def release_models():
-    "Forget every model `load_model` keeps and hand their memory back (a model still referenced elsewhere stays)."
+    ("Forget every model `load_model` keeps and hand their memory back (a model still referenced elsewhere stays; its "
+     "tokenizer is kept).")
     _loaded.clear(); free_memory()

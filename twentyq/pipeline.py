@@ -24,7 +24,7 @@ from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo, GRPOSpec
-from .report import paper_notebooks, run_notebooks, run_model_notebooks, write_index, slug
+from .report import paper_notebooks, game_notebooks, run_notebooks, run_model_notebooks, write_index, slug
 
 # %% auto #0
 __all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage',
@@ -326,6 +326,21 @@ def settings_of(job:Job) -> dict:
     if job.train: cfg["training"] = dict(base=job.train, **train_scales[job.scale])
     return cfg
 
+def _game_pages(job:Job, params:dict) -> tuple[dict, list[str]]:
+    ("`game_notebooks` on the transfer stage's games, into out/<game>/ with a page of its own: ({its page: link "
+     "text}, the notebooks that failed, as <game>/<name>).")
+    t, runs = job.size.get("transfer"), job.out/"transfer"
+    names = [n for n in game_notebooks if not job.figures or n in job.figures]
+    if not t or not names or not any(runs.glob("*/games.jsonl")): return {}, []
+    out = job.out/t["game"]
+    print(f"== report: {t['game']}'s cards -> {out}")
+    # every questioner of the game's runs, its model-free one too
+    failed = run_notebooks(out, dict(params, runs_dir=str(runs.resolve()), out_dir=str(out.resolve()), questioners=[]),
+                           names)
+    write_index(out, f"twentyq report: {t['game']}", params["settings"])
+    links = {f"{t['game']}/index.html": f"{t['game']}: {', '.join(names)} on its games"}
+    return links, [f"{t['game']}/{n}" for n in failed]
+
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."
     out, cfg = job.out, settings_of(job)
@@ -337,12 +352,13 @@ def report_stage(job:Job):
     with _step(job.log, "report: figure and model notebooks"):
         failed = run_notebooks(out, params, job.figures or None)
         model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
+        game_links, failed_games = _game_pages(job, params)
     write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
                                                    "notebooks/": "the executed figure notebooks",
                                                    "steps.csv": "wall time and peak memory of each step of the job",
-                                                   **model_links})
+                                                   **model_links, **game_links})
     job.table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
-    job.failed = dict(figures=failed, models=failed_models)
+    job.failed = dict(figures=failed + failed_games, models=failed_models)
     print(job.table.to_string(index=False))
 
 # %% ../nbs/62_pipeline.ipynb #47c0c081

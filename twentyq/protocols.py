@@ -575,6 +575,7 @@ class Game:
     answers: tuple = ("Yes", "No")       # its judges' closed answers
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)
+    readable: Callable|None = None       # games -> the share of their questions its knowledge judge reads
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names

@@ -15,14 +15,16 @@ from .core import repo_root
 from .runs import plain, model_label
 
 # %% auto #0
-__all__ = ['paper_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show', 'text_overlaps',
-           'legend_covers', 'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir', 'notebook_title',
-           'run_notebooks', 'run_model_notebooks']
+__all__ = ['paper_notebooks', 'game_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show',
+           'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir',
+           'notebook_title', 'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
 paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
                    "fig4_flip", "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min",
                    "cia_belief_gain", "information_per_question", "training_curves", "gmc_transfer"]
+# the figure notebooks that read any game's runs; the others read Twenty Questions' beliefs and reference games
+game_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate"]
 
 def slug(name:str, # a model name, hub id or folder
         ) -> str:
