@@ -8,13 +8,12 @@ Docs: https://twentyq.github.io/twentyq/metrics.html.md"""
 from __future__ import annotations
 import math, re
 import numpy as np, pandas as pd
-from .games import default_game
 
 # %% auto #0
-__all__ = ['difficulty_levels', 'protocol_metrics', 'games_frame', 'judge_won', 'plurals', 'names_secret', 'judge_finished',
-           'crosscheck', 'false_win_rate', 'verified_win', 'pass_at_1', 'pass_at_k_estimate', 'pass_at_k', 'mean_at_k',
-           'cumulative_win_rate', 'evals_game', 'evals_metrics', 'evals_metrics_by_difficulty', 'lmrl_return',
-           'lmrl_normalized', 'lmrl_metrics', 'summary']
+__all__ = ['difficulty_levels', 'unnamed_game', 'protocol_metrics', 'games_frame', 'judge_won', 'plurals', 'names_secret',
+           'judge_finished', 'crosscheck', 'false_win_rate', 'verified_win', 'pass_at_1', 'pass_at_k_estimate',
+           'pass_at_k', 'mean_at_k', 'cumulative_win_rate', 'evals_game', 'evals_metrics',
+           'evals_metrics_by_difficulty', 'lmrl_return', 'lmrl_normalized', 'lmrl_metrics', 'summary']
 
 # %% ../nbs/40_metrics.ipynb #40be78e8
 def games_frame(records, # a list of game records (dicts) or a DataFrame with one row per game
@@ -249,9 +248,10 @@ def _lmrl_entry(g, max_questions):
 def _return_entry(g, max_questions):   # LMRL-Gym's return; its normalized score is Twenty Questions' (no constants)
     return dict(mean_return=float(np.mean([lmrl_return(r) for r in _rows(g)])))
 
+unnamed_game = "twenty-questions"   # the game of a record that names none (the records before games had names)
 # {(game, protocol): (games, max_questions) -> the protocol's own columns}
-protocol_metrics = {(default_game, "evals"): _evals_entry, (default_game, "evals-shortlist"): _evals_entry,
-                    (default_game, "lmrl"): _lmrl_entry, ("guess-my-city", "lmrl"): _return_entry}
+protocol_metrics = {(unnamed_game, "evals"): _evals_entry, (unnamed_game, "evals-shortlist"): _evals_entry,
+                    (unnamed_game, "lmrl"): _lmrl_entry, ("guess-my-city", "lmrl"): _return_entry}
 
 def summary(records, # game records (list of dicts or DataFrame), any mix of games, protocols and models
             max_questions:int=20, # questions allowed per game (evals score)
@@ -261,7 +261,7 @@ def summary(records, # game records (list of dicts or DataFrame), any mix of gam
     df = games_frame(records)
     keys = ["protocol", "questioner", "judge"]; _need(df, *keys)
     named = "game" in df
-    df = df.assign(game=df["game"].fillna(default_game) if named else default_game)
+    df = df.assign(game=df["game"].fillna(unnamed_game) if named else unnamed_game)
     rows = []
     for (game, protocol, questioner, judge), g in df.groupby(["game", *keys], sort=True, dropna=False):
         mean, std = pass_at_1(g)

@@ -40,11 +40,11 @@ scales = {
                      # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
                      # (each 16 candidates add about a third to a scoring's forward tokens)
                      candidates="nouns_test", n_candidates=16,
-                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (4 cities x 2), two
-                     # games against SmolLM2 as the judge; own beliefs in the secret (candidate sets: a third more time)
+                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2), one
+                     # game against SmolLM2 as the judge; own beliefs in the secret (candidate sets: a third more time)
                      transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                                   knowledge=dict(limit=4, iterations=2, max_questions=3),
-                                   model=dict(limit=1, iterations=2, max_questions=2), model_judge="smollm2-135m",
+                                   knowledge=dict(limit=3, iterations=2, max_questions=3),
+                                   model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
                                    model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
                                    n_candidates=0, questioner_max_tokens=24, judge_max_tokens=24)),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
@@ -326,20 +326,15 @@ def settings_of(job:Job) -> dict:
     if job.train: cfg["training"] = dict(base=job.train, **train_scales[job.scale])
     return cfg
 
-def _game_pages(job:Job, params:dict) -> tuple[dict, list[str]]:
-    ("`game_notebooks` on the transfer stage's games, into out/<game>/ with a page of its own: ({its page: link "
-     "text}, the notebooks that failed, as <game>/<name>).")
+def _game_pages(job:Job, params:dict) -> dict:
+    ("{folder: (parameters, names)}: `game_notebooks` on the transfer stage's games, into out/<game>/ "
+     "(`run_notebooks`' `pages`).")
     t, runs = job.size.get("transfer"), job.out/"transfer"
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
-    if not t or not names or not any(runs.glob("*/games.jsonl")): return {}, []
-    out = job.out/t["game"]
-    print(f"== report: {t['game']}'s cards -> {out}")
+    if not t or not names or not any(runs.glob("*/games.jsonl")): return {}
     # every questioner of the game's runs, its model-free one too
-    failed = run_notebooks(out, dict(params, runs_dir=str(runs.resolve()), out_dir=str(out.resolve()), questioners=[]),
-                           names)
-    write_index(out, f"twentyq report: {t['game']}", params["settings"])
-    links = {f"{t['game']}/index.html": f"{t['game']}: {', '.join(names)} on its games"}
-    return links, [f"{t['game']}/{n}" for n in failed]
+    return {t["game"]: (dict(params, runs_dir=str(runs.resolve()), out_dir=str((job.out/t["game"]).resolve()),
+                             questioners=[]), names)}
 
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."
@@ -350,15 +345,17 @@ def report_stage(job:Job):
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
                   questioners=job.questioners, scorers=job.scorers + job.ideal, settings=cfg)
     with _step(job.log, "report: figure and model notebooks"):
-        failed = run_notebooks(out, params, job.figures or None)
+        failed = run_notebooks(out, params, job.figures or None, pages=(pages := _game_pages(job, params)))
         model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
-        game_links, failed_games = _game_pages(job, params)
+    for game in pages:   # each game's page, linked from the index
+        write_index(out/game, f"twentyq report: {game}", cfg)
+    game_links = {f"{g}/index.html": f"{g}: {', '.join(ns)} on its games" for g, (_, ns) in pages.items()}
     write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
                                                    "notebooks/": "the executed figure notebooks",
                                                    "steps.csv": "wall time and peak memory of each step of the job",
                                                    **model_links, **game_links})
     job.table = pd.read_csv(out/"table1_pass_at_1.csv") if (out/"table1_pass_at_1.csv").exists() else pd.DataFrame()
-    job.failed = dict(figures=failed + failed_games, models=failed_models)
+    job.failed = dict(figures=failed, models=failed_models)
     print(job.table.to_string(index=False))
 
 # %% ../nbs/62_pipeline.ipynb #47c0c081

@@ -382,25 +382,36 @@ def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameter
         futures = {ex.submit(_execute, *job): k for k, job in todo.items()}
         for f in as_completed(futures): yield (futures[f], *f.result())
 
+def _notebook_jobs(out:Path, parameters:dict, names:list[str], key:str="") -> dict:
+    "`_execute_all`'s jobs for figure notebooks `names` into report folder `out`, each keyed `key` + its name."
+    (out/"notebooks").mkdir(parents=True, exist_ok=True)
+    todo = {}
+    for name in names:
+        src = notebooks_dir()/f"{name}.ipynb"
+        if not src.exists(): raise FileNotFoundError(f"no figure notebook {src}; known: {', '.join(paper_notebooks)}")
+        for old in _cards_of(out, name): old.unlink()     # cards of an earlier run of this notebook
+        todo[key + name] = (str(src), str(out/"notebooks"/f"{name}.ipynb"), parameters, str(out))
+    return todo
+
 def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/
                   parameters:dict, # papermill parameters, the same for every notebook
                   names:list[str]|None=None, # notebook names (default: `paper_notebooks`)
                   progress:bool=True, # print one line per notebook as it finishes
                   workers:int=2, # notebooks executed at once (each notebook's work is one kernel's, on one core)
+                  # more pages, their notebooks run in the same workers: {subfolder of `out`: (its parameters, names)}
+                  pages:dict|None=None,
                  ) -> list[str]:
-    "Execute each figure notebook with papermill; return the names of those that failed (each has a failed card)."
-    out, todo, failed = Path(out), {}, set()
-    (out/"notebooks").mkdir(parents=True, exist_ok=True)
-    for name in names or paper_notebooks:
-        src = notebooks_dir()/f"{name}.ipynb"
-        if not src.exists(): raise FileNotFoundError(f"no figure notebook {src}; known: {', '.join(paper_notebooks)}")
-        for old in _cards_of(out, name): old.unlink()     # cards of an earlier run of this notebook
-        todo[name] = (str(src), str(out/"notebooks"/f"{name}.ipynb"), parameters, str(out))
-    for name, err, secs in _execute_all(todo, workers):
-        if err is None and not _cards_of(out, name): err = "RuntimeError: the notebook ran but wrote no report item"
-        if err: failed.add(name); failed_item(out, name, notebook_title(name), err)
-        if progress: print(f"   {name}: {'failed' if err else 'done'} ({secs:.0f} s)")
-    return [n for n in todo if n in failed]
+    ("Execute each figure notebook with papermill; return the names of those that failed (each has a failed card), "
+     "a page's as <subfolder>/<name>.")
+    out, failed = Path(out), set()
+    todo = _notebook_jobs(out, parameters, names or paper_notebooks)
+    for sub, (params, ns) in (pages or {}).items(): todo |= _notebook_jobs(out/sub, params, ns, f"{sub}/")
+    for key, err, secs in _execute_all(todo, workers):
+        sub, _, name = key.rpartition("/")
+        if err is None and not _cards_of(out/sub, name): err = "RuntimeError: the notebook ran but wrote no report item"
+        if err: failed.add(key); failed_item(out/sub, name, notebook_title(name), err)
+        if progress: print(f"   {key}: {'failed' if err else 'done'} ({secs:.0f} s)")
+    return [k for k in todo if k in failed]
 
 # %% ../nbs/60_report.ipynb #7cd7f202
 def run_model_notebooks(
