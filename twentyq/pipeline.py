@@ -40,13 +40,14 @@ scales = {
                      # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
                      # (each 16 candidates add about a third to a scoring's forward tokens)
                      candidates="nouns_test", n_candidates=16,
-                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2), one
-                     # game against SmolLM2 as the judge; own beliefs in the secret (candidate sets: a third more time)
+                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2 at 2
+                     # questions), one game against SmolLM2 as the judge (12-token replies: it never writes PAPRIKA's
+                     # <answer> anyway); own beliefs in the secret (candidate sets: a third more time)
                      transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                                   knowledge=dict(limit=3, iterations=2, max_questions=3),
+                                   knowledge=dict(limit=3, iterations=2, max_questions=2),
                                    model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
                                    model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
-                                   n_candidates=0, questioner_max_tokens=24, judge_max_tokens=24)),
+                                   n_candidates=0, questioner_max_tokens=24, judge_max_tokens=12)),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model

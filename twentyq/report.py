@@ -363,15 +363,24 @@ def _error_line(e:Exception) -> str:
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
 
 # %% ../nbs/60_report.ipynb #c402de73
-def _execute(src:str, dst:str, parameters:dict, cwd:str) -> tuple[str|None, float]:
+def _kernel_unstarted(e:Exception) -> bool:
+    ("Whether `e` is a kernel that died before it ran a cell: two kernels started at once can pick one free port "
+     "(zmq: address already in use).")
+    return "Kernel died before replying to kernel_info" in str(e)
+
+def _execute(src:str, dst:str, parameters:dict, cwd:str,
+             kernel:str="python3", # the kernel's name
+             starts:int=3, # kernels to start before a kernel that dies unstarted fails the notebook
+            ) -> tuple[str|None, float]:
     "Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds)."
     import papermill as pm
     t0 = time.time()
-    try:
-        pm.execute_notebook(src, dst, parameters=parameters, kernel_name="python3", progress_bar=False, cwd=cwd)
-        err = None
-    except Exception as e: err = _error_line(e)
-    return err, time.time() - t0
+    for start in range(starts):
+        try:
+            pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd)
+            return None, time.time() - t0
+        except Exception as e:
+            if not _kernel_unstarted(e) or start == starts - 1: return _error_line(e), time.time() - t0
 
 def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameters, cwd)
                  workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
