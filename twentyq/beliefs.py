@@ -12,7 +12,7 @@ import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from .runs import read_jsonl, read_run, hold_run, belief_points
 from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw,
-                             score_games, score_secret_candidates, naive_beliefs)
+                             score_games, score_candidates, naive_beliefs)
 from .players import player, is_model_free, check_role
 from .wordnet import ideal_beliefs
 
@@ -103,8 +103,8 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
         for a in range(0, len(records), games_per_step):
             part = records[a:a+games_per_step]
             # with candidates, the secret's belief rides on the candidates' pass (each transcript runs once)
-            lps, cs = (score_secret_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw)
-                       if cands else
+            lps, cs = (score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw,
+                                        with_secret=True) if cands else
                        (score_games(part, be, elicitation, batch_size, template_kw=template_kw, lead=lead), None))
             frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name, top_k))
             bar.update(len(part))

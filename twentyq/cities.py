@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from .core import data_path
 from .sampling import ModelFree, Sampling
-from .runs import new_turn
+from .runs import new_turn, question_share
 from .protocols import (Protocol, Game, game_protocol, new_game, play_lockstep, with_budget,
                                cia_questioner_sampling)
 from .tagger import lmrl_tokens
@@ -732,10 +732,7 @@ def city_readable_share(games, # game records (dicts) or a DataFrame of games
                        ) -> float:
     "Share of the questions of `games` the city knowledge reads (its verdict is no refusal); NaN if none."
     kn = load_cities(knowledge)
-    rs = games.to_dict("records") if hasattr(games, "to_dict") else games
-    read = [city_verdict(t.get("question") or "", r["secret"], kn)[0] != "refuse"
-            for r in rs for t in r.get("turns") or []]
-    return sum(read) / len(read) if read else float("nan")
+    return question_share(games, lambda q, secret: city_verdict(q, secret, kn)[0] != "refuse")
 
 # %% ../nbs/09_cities.ipynb #0acca7e0
 guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},

@@ -6,6 +6,7 @@ Docs: https://twentyq.github.io/twentyq/games.html.md"""
 
 # %% ../nbs/14_games.ipynb #3c65e6ee
 from __future__ import annotations
+from .runs import records_of
 from .protocols import Game, protocols, lenient_protocols
 from .wordnet import WordNetQuestioner, KnowledgeJudge, readable_share
 from .cities import guess_my_city
@@ -47,8 +48,7 @@ def model_free_judge(game:Game, # a game
 def games_game(games, # game records of one game (a DataFrame or dicts); a record names its game, or plays the default
               ) -> Game:
     "The one game that `games` were played in."
-    rs = games.to_dict("records") if hasattr(games, "to_dict") else list(games)
-    named = sorted({r.get("game") if isinstance(r.get("game"), str) else default_game for r in rs} or {default_game})
+    named = sorted({r.get("game") or default_game for r in records_of(games)} or {default_game})
     if len(named) > 1: raise ValueError(f"games of several games ({', '.join(named)}): pass one game's games")
     return get_game(named[0])
 

@@ -16,7 +16,7 @@ from .backend import split_pair
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
            'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs',
-           'naive_candidates', 'score_candidates', 'score_secret_candidates']
+           'naive_candidates', 'score_candidates']
 
 # %% ../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -481,12 +481,6 @@ def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, 
     return res, rows + ([main] if main["groups"] else [])
 
 # %% ../nbs/30_onepass.ipynb #227b9edf
-def _in_process(backend):
-    "Refuse a scorer on a server: candidate sets need the trie, which runs in this process."
-    check_scorer(backend)
-    if not backend.can.in_process:
-        raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
-
 def _tagged(rows, kind): return [dict(r, keys=[(kind, k) for k in r["keys"]]) for r in rows]
 
 def _merged(rows:list[dict]) -> list[dict]:
@@ -496,28 +490,6 @@ def _merged(rows:list[dict]) -> list[dict]:
         if (k := tuple(r["x"])) in at: m = out[at[k]]; m["groups"] += r["groups"]; m["keys"] += r["keys"]
         else: at[k] = len(out); out.append(dict(x=r["x"], groups=list(r["groups"]), keys=list(r["keys"])))
     return out
-
-def _candidate_pass(records, backend, candidates, elicitation, terminator, batch_size, chunk, template_kw, stats,
-                    dry_run, secret:bool):
-    ("(true-secret beliefs or None, candidate results) of `records` from one call of `tree_logprobs`; with `secret`, "
-     "the secret's chains hang off each transcript beside its candidate tries.")
-    _in_process(backend)
-    # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
-    memos = ({}, set(), {})
-    rows, owner, res, sizes = [], [], [], []
-    for gi, rec in enumerate(records):
-        r, game_rows = _game_rows(rec, backend, candidates, elicitation, terminator or "", chunk, template_kw, memos)
-        s_rows, n = _secret_rows(rec, backend, elicitation, template_kw) if secret else ([], 0)
-        game_rows = _merged(_tagged(s_rows, "secret") + _tagged(game_rows, "candidates"))
-        res.append(r); sizes.append(n); rows += game_rows; owner += [gi] * len(game_rows)
-    outs = tree_logprobs(backend.model, rows, batch_size, chunk, stats, dry_run)
-    lps = [[np.nan]*n for n in sizes]
-    for gi, row, out in zip(owner, rows, outs):
-        for (trie, _), (kind, key), lp in zip(row["groups"], row["keys"], out):
-            if kind == "secret": lps[gi][key] = branch_logprob(trie, lp, 0); continue
-            t, idx = key
-            res[gi]["logprobs"][t, idx] = [branch_logprob(trie, lp, j) for j in range(len(idx))]
-    return (lps if secret else None), res
 
 def score_candidates(records:list[dict], # game records
                      backend, # scoring backend
@@ -529,25 +501,29 @@ def score_candidates(records:list[dict], # game records
                      template_kw:dict|None=None, # chat-template variables (default: enable_thinking=False)
                      stats:dict|None=None, # if given, counts of the work done are added to it
                      dry_run:bool=False, # only count the work into `stats`
-                    ) -> list[dict]:
+                     # also the true secret's belief (`score_games`, the paper's E), from the same pass over each
+                     # transcript: then (those beliefs, the candidates' results)
+                     with_secret:bool=False,
+                    ) -> list[dict]|tuple[list[list[float]], list[dict]]:
     ("Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + "
      "terminator | s_t + E).")
-    return _candidate_pass(records, backend, candidates, elicitation, terminator, batch_size, chunk, template_kw, stats,
-                           dry_run, secret=False)[1]
-
-
-# %% ../nbs/30_onepass.ipynb #c7a1e0b2
-def score_secret_candidates(records:list[dict], # game records
-                            backend, # scoring backend (in this process)
-                            candidates:list[str], # candidate words (the secret is added where missing)
-                            elicitation:str=default_elicitation, # E (the paper's: the secret follows a space)
-                            terminator:str|None="?", # appended to each candidate (None: nothing)
-                            batch_size:int=4, # rows (games) per forward pass
-                            chunk:int=1024, # most trie nodes per row and pass (bounds memory)
-                            template_kw:dict|None=None, # chat-template variables (default: enable_thinking=False)
-                            stats:dict|None=None, # if given, counts of the work done are added to it
-                            dry_run:bool=False, # only count the work into `stats`
-                           ) -> tuple[list[list[float]], list[dict]]:
-    "(`score_games`, `score_candidates`) of the same games, from one pass over each transcript."
-    return _candidate_pass(records, backend, candidates, elicitation, terminator, batch_size, chunk, template_kw, stats,
-                           dry_run, secret=True)
+    check_scorer(backend)
+    if not backend.can.in_process:
+        raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
+    # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
+    memos = ({}, set(), {})
+    rows, owner, res, sizes = [], [], [], []
+    for gi, rec in enumerate(records):
+        r, game_rows = _game_rows(rec, backend, candidates, elicitation, terminator or "", chunk, template_kw, memos)
+        # the secret's chains hang off each transcript beside its candidate tries
+        s_rows, n = _secret_rows(rec, backend, elicitation, template_kw) if with_secret else ([], 0)
+        game_rows = _merged(_tagged(s_rows, "secret") + _tagged(game_rows, "candidates"))
+        res.append(r); sizes.append(n); rows += game_rows; owner += [gi] * len(game_rows)
+    outs = tree_logprobs(backend.model, rows, batch_size, chunk, stats, dry_run)
+    lps = [[np.nan]*n for n in sizes]
+    for gi, row, out in zip(owner, rows, outs):
+        for (trie, _), (kind, key), lp in zip(row["groups"], row["keys"], out):
+            if kind == "secret": lps[gi][key] = branch_logprob(trie, lp, 0); continue
+            t, idx = key
+            res[gi]["logprobs"][t, idx] = [branch_logprob(trie, lp, j) for j in range(len(idx))]
+    return (lps, res) if with_secret else res

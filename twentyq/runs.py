@@ -15,7 +15,7 @@ import numpy as np, pandas as pd
 __all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'display_names', 'trainings', 'new_record', 'new_turn',
            'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked',
            'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain',
-           'records_of', 'model_label', 'import_inspect']
+           'records_of', 'question_share', 'model_label', 'import_inspect']
 
 # %% ../nbs/01_runs.ipynb #420354fb
 game_fields = {
@@ -321,6 +321,14 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
     "Game records of `games`, as JSON would hold them (the `run` column of `load_run` dropped)."
     if isinstance(games, pd.DataFrame): games = games.drop(columns=["run"], errors="ignore").to_dict("records")
     return [plain(dict(r)) for r in games]
+
+# %% ../nbs/01_runs.ipynb #b1d5e002
+def question_share(games, # game records, or a DataFrame of games
+                   holds, # holds(question, secret) -> bool
+                  ) -> float:
+    "Share of the questions of `games` for which `holds(question, secret)`; NaN if they hold no question."
+    held = [holds(t.get("question") or "", r["secret"]) for r in records_of(games) for t in r.get("turns") or []]
+    return sum(held) / len(held) if held else math.nan
 
 # %% ../nbs/01_runs.ipynb #0fef63cd
 display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",

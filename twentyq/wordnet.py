@@ -18,7 +18,7 @@ from .protocols import (get_protocol, with_budget, new_game, play_lockstep, draw
                                paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
-from .runs import belief_points
+from .runs import belief_points, question_share
 from .knowledge import (POSITIONS, ROOT, form_answer, knowledge_truth, length_question,
                                letter_question,
                                letters, load_knowledge, named_word, norm, semantic_questions, word_chain)
@@ -334,10 +334,7 @@ def readable_share(games, # game records (dicts) or a DataFrame of games
     ("Share of the questions of `games` that the knowledge judge reads (`knowledge_answer` gives an answer); "
      "NaN if none.")
     kn = load_knowledge(knowledge)
-    rs = games.to_dict("records") if isinstance(games, pd.DataFrame) else games
-    read = [knowledge_answer(t.get("question") or "", r["secret"], kn)[0] is not None
-            for r in rs for t in r.get("turns") or []]
-    return sum(read) / len(read) if read else math.nan
+    return question_share(games, lambda q, secret: knowledge_answer(q, secret, kn)[0] is not None)
 
 # %% ../nbs/13_wordnet.ipynb #b16de183
 _yes_no_start = re.compile(
