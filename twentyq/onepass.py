@@ -109,18 +109,19 @@ def _row_layout(x:list[int], # the row's transcript tokens
                 W:int, # padded transcript width of the batch
                 C:int, # padded node width of this pass
                 with_x:bool, # does this pass feed the transcript (first pass) or read it from the cache?
+                P:int=0, # the batch's shared first tokens, already in the cache (`_shared_prefix`)
                ):
     "(ids, positions of queries, positions of keys, allowed[q, k]) of one row of one pass."
-    Q = (W if with_x else 0) + C
+    Q = (W - P if with_x else 0) + C
     ids, pos = np.zeros(Q, np.int64), np.zeros(Q, np.int64)
     allowed = np.zeros((Q, W + C), bool)
     kpos = np.zeros(W + C, np.int64); kpos[:W] = np.arange(W)
     n = len(x)
     if with_x:
-        ids[:n], pos[:W] = x, np.arange(W)
-        allowed[:n, :n] = np.tril(np.ones((n, n), bool))
-        allowed[np.arange(n, W), np.arange(n, W)] = True       # padding: itself only
-    q0, o = (W if with_x else 0), 0
+        ids[:n-P], pos[:W-P] = x[P:], np.arange(P, W)
+        allowed[:n-P, :n] = np.tril(np.ones((n-P, n), bool), k=P)
+        allowed[np.arange(n-P, W-P), np.arange(n, W)] = True   # padding: itself only
+    q0, o = (W - P if with_x else 0), 0
     for trie, plen in chunk:
         F = len(trie["fwd_tok"])
         if not F: continue
@@ -198,17 +199,41 @@ def _rewind(cache, W):
     n = cache.get_seq_length() - W
     if n > 0: cache.crop(-n)
 
+def _shared_prefix(rows, # the batch's rows
+                   least:int=16, # fewer shared tokens than this: none (not worth a pass of its own)
+                  ) -> int:
+    ("How many first tokens every row's transcript shares, short of the first position any pass reads (0: one row, "
+     "or fewer than `least`).")
+    xs = [r["x"] for r in rows]
+    if len(xs) < 2: return 0
+    end = min([len(x) for x in xs] + [plen for r in rows for _, plen in r["groups"]]) - 1
+    n = 0
+    while n < end and all(x[n] == xs[0][n] for x in xs): n += 1
+    return n if n >= least else 0
+
+def _prefix_pass(model, ids:list[int], cache, B:int):
+    "Run the shared first tokens `ids` once into `cache`, then hold them for each of the batch's `B` rows."
+    import torch
+    n, dev = len(ids), model.device
+    pos = torch.arange(n, device=dev)[None]
+    masks = _attention_masks(model.config, torch.ones(1, n, n, dtype=torch.bool, device=dev).tril(), pos, pos,
+                             model.dtype)
+    with torch.no_grad():
+        _body(model)(input_ids=torch.tensor([ids], device=dev), attention_mask=masks, position_ids=pos,
+                     past_key_values=cache, use_cache=True)
+    cache.batch_repeat_interleave(B)
+
 def _count(stats, **kw):
     if stats is not None:
         for k, v in kw.items(): stats[k] = stats.get(k, 0) + v
 
 # %% ../nbs/30_onepass.ipynb #b8f6768a
-def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
+def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0):
     ("The log-probabilities `assign` asks for, from one forward pass; the vocabulary head runs only on the "
      "read positions, in blocks.")
     import torch
     dev = model.device
-    lay = [_row_layout(r["x"], c, W, C, with_x) for r, c in zip(rows, chunks)]
+    lay = [_row_layout(r["x"], c, W, C, with_x, P) for r, c in zip(rows, chunks)]
     ids, qpos, kpos, al = (torch.from_numpy(np.stack(z)).to(dev) for z in zip(*lay))
     masks = _attention_masks(model.config, al, qpos, kpos, model.dtype)
     with torch.no_grad():
@@ -232,25 +257,27 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign):
 
 # %% ../nbs/30_onepass.ipynb #e8dbd4d6
 def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
-    ("Fill `outs` with the log-probability of every scored trie node of `rows`: the transcripts once, the tries in "
-     "chunks over their K/V.")
+    ("Fill `outs` with the log-probability of every scored trie node of `rows`: their shared first tokens once, "
+     "the transcripts once, the tries in chunks over their K/V.")
     plans = [_pack(r["groups"], chunk) for r in rows]
-    W, K = max(len(r["x"]) for r in rows), max(map(len, plans))
+    W, K, P = max(len(r["x"]) for r in rows), max(map(len, plans)), _shared_prefix(rows)
     cache = None
-    if K > 1 and not dry_run:
+    if (K > 1 or P) and not dry_run:
         from transformers import DynamicCache   # deferred: seconds to import
         cache = DynamicCache()        # no config: full (non-sliding) layers that keep every position
+        if P: _prefix_pass(model, rows[0]["x"][:P], cache, len(rows))
+    _count(stats, passes=int(P > 0), forward_tokens=P, real_tokens=P)
     for k in range(K):
         with_x = k == 0
         chunks = [[r["groups"][i] for i in p[k]] if k < len(p) else [] for r, p in zip(rows, plans)]
         C = max(sum(len(t["fwd_tok"]) for t, _ in c) for c in chunks)
         if C == 0 and not with_x: continue     # nothing to run (tries whose every read is at the transcript)
-        reads, assign = _plan_reads(rows, plans, k, W)
-        _count(stats, passes=1, forward_tokens=len(rows) * ((W if with_x else 0) + C), logit_rows=len(reads),
-               real_tokens=sum((len(r["x"]) if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c)
+        reads, assign = _plan_reads(rows, plans, k, W, P)
+        _count(stats, passes=1, forward_tokens=len(rows) * ((W - P if with_x else 0) + C), logit_rows=len(reads),
+               real_tokens=sum((len(r["x"]) - P if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c)
                                for r, c in zip(rows, chunks)))
         if dry_run: continue
-        vals, i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign), 0
+        vals, i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P), 0
         for b, gi, nodes, _, _ in assign:
             outs[b][gi][nodes] = vals[i:i+len(nodes)]; i += len(nodes)
 
@@ -271,9 +298,9 @@ def tree_logprobs(model, # a transformers causal LM
     return outs
 
 # %% ../nbs/30_onepass.ipynb #08dc4e15
-def _plan_reads(rows, plans, k, W):
+def _plan_reads(rows, plans, k, W, P=0):
     ("What pass `k` reads: `reads`, the (row, query position) of each logit row, and `assign`, (row, group, "
-     "nodes, read ids, tokens).")
+     "nodes, read ids, tokens); the pass's first `P` transcript positions are in the cache, not read.")
     reads, where, assign, with_x = [], {}, [], k == 0
     def read(b, q):
         if (b, q) not in where: where[b, q] = len(reads); reads.append((b, q))
@@ -282,9 +309,9 @@ def _plan_reads(rows, plans, k, W):
         if with_x:     # every trie's first layer is read at the transcript position before it
             for gi, (t, plen) in enumerate(r["groups"]):
                 m = t["sc_pred"] < 0
-                if m.any(): assign.append((b, gi, t["sc"][m], np.full(m.sum(), read(b, plen-1)), t["sc_tok"][m]))
+                if m.any(): assign.append((b, gi, t["sc"][m], np.full(m.sum(), read(b, plen-1-P)), t["sc_tok"][m]))
         if k >= len(p): continue
-        o = W if with_x else 0
+        o = W - P if with_x else 0
         for gi in p[k]:
             t, _ = r["groups"][gi]
             m = t["sc_pred"] >= 0
