@@ -8,6 +8,7 @@ Docs: https://twentyq.github.io/twentyq/observer.html.md"""
 from __future__ import annotations
 import math
 import numpy as np, pandas as pd
+from scipy.stats import spearmanr
 from .core import logprob_eps
 from .protocols import paper_judge_chat, template_kw
 from .backend import split_pair
@@ -17,7 +18,7 @@ from .wordnet import answer_word, candidate_words, get_pool, knowledge_answer, q
 
 # %% auto #0
 __all__ = ['judge_answer_lead', 'judge_answers', 'knowledge_answers', 'judge_likelihoods', 'observe', 'unread_questions',
-           'ideal_observer', 'update_efficiency', 'game_efficiency']
+           'ideal_observer', 'update_efficiency', 'game_efficiency', 'information_and_length', 'information_rho']
 
 # %% ../nbs/32_observer.ipynb #291f434e
 def knowledge_answers(pool:dict, # a pool of candidates (`wordnet.get_pool`)
@@ -197,3 +198,25 @@ def game_efficiency(turns:pd.DataFrame, # `update_efficiency` rows
                                               ruled_out_turns=("ruled_out", "sum"))
     out = out.join(i).fillna({"own_gain": 0.0, "ideal_gain": 0.0})
     return out.assign(efficiency=(out.own_gain / out.ideal_gain).where(out.informative_turns > 0)).reset_index()
+
+# %% ../nbs/32_observer.ipynb #c1eb9541
+def information_and_length(obs:pd.DataFrame, # `ideal_observer` rows: game_id, turn, expected_gain_bits (and run)
+                           games:pd.DataFrame, # the games: game_id, won, win_turn (and run)
+                           with_guess:bool=False, # count the winning guess among the questions (the confounded form)
+                          ) -> pd.DataFrame:
+    ("Per won game: `win_turn`, the questions it needed, and `bits_per_question`, the mean expected gain of the "
+     "questions before the winning one (NaN if none).")
+    game = [c for c in ("run", "game_id") if c in obs and c in games]
+    won = games.loc[games.won.eq(True) & games.win_turn.notna(), game + ["win_turn"]]
+    d = obs[obs.turn > 0].merge(won, on=game)
+    d = d[(d.turn <= d.win_turn) if with_guess else (d.turn < d.win_turn)]
+    per = d.groupby(game, sort=False).expected_gain_bits.mean().rename("bits_per_question").reset_index()
+    return won.merge(per, on=game, how="left").reset_index(drop=True)
+
+def information_rho(per_game:pd.DataFrame, # `information_and_length` rows
+                   ):
+    ("Spearman's ρ between a won game's bits per question and the questions it needed (scipy's result; None under "
+     "three games, or where either is constant).")
+    d = per_game.dropna(subset=["bits_per_question"])
+    if len(d) < 3 or d.bits_per_question.nunique() < 2 or d.win_turn.nunique() < 2: return None
+    return spearmanr(d.bits_per_question, d.win_turn)

@@ -16,7 +16,7 @@ from .backend import split_pair
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
            'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs',
-           'naive_candidates', 'score_candidates']
+           'naive_candidates', 'server_candidates', 'score_candidates']
 
 # %% ../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -507,6 +507,27 @@ def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, 
                       stacklevel=3)
     return res, rows + ([main] if main["groups"] else [])
 
+# %% ../nbs/30_onepass.ipynb #73e81260
+def server_candidates(records:list[dict], # game records
+                      backend, # a backend with `render` and `logprobs`, e.g. `OpenAIBackend`
+                      candidates:list[str], # candidate words (the secret is added where missing)
+                      elicitation:str=default_elicitation, # E
+                      terminator:str|None="?", # appended to each candidate (None: nothing)
+                      template_kw:dict|None=None, # chat-template variables
+                     ) -> list[dict]:
+    ("`score_candidates`' results from a server: one log-probability request per state and candidate, all at once "
+     "(the server's prompt log-probabilities; no trie).")
+    res, pairs = [], []
+    for rec in records:
+        cands, si = _candidate_list(candidates, rec["secret"])
+        ctxs = contexts(rec, backend, template_kw)
+        pairs += [(c + elicitation, " " + w + (terminator or "")) for c in ctxs for w in cands]
+        res.append(dict(game_id=rec.get("game_id"), secret=rec["secret"], candidates=cands, secret_index=si,
+                        logprobs=np.full((len(ctxs), len(cands)), np.nan)))
+    flat = iter(backend.logprobs(*zip(*pairs)) if pairs else [])
+    for r in res: r["logprobs"].flat[:] = [next(flat) for _ in range(r["logprobs"].size)]
+    return res
+
 # %% ../nbs/30_onepass.ipynb #227b9edf
 def _tagged(rows, kind): return [dict(r, keys=[(kind, k) for k in r["keys"]]) for r in rows]
 
@@ -535,8 +556,9 @@ def score_candidates(records:list[dict], # game records
     ("Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + "
      "terminator | s_t + E).")
     check_scorer(backend)
-    if not backend.can.in_process:
-        raise ValueError(f"candidate beliefs need an in-process scorer (engine 'hf'); {backend.name!r} is on a server")
+    if not backend.can.in_process:   # a scorer on a server: a request per state and candidate
+        cs = server_candidates(records, backend, candidates, elicitation, terminator, template_kw)
+        return (server_beliefs(records, backend, elicitation, template_kw), cs) if with_secret else cs
     # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
     memos = ({}, set(), {})
     rows, owner, res, sizes = [], [], [], []
