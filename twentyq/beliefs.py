@@ -14,6 +14,7 @@ from .runs import read_jsonl, read_run, hold_run, belief_points
 from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw,
                              score_games, score_candidates, naive_beliefs)
 from .players import player, is_model_free, check_role
+from .games import games_game
 from .wordnet import ideal_beliefs
 
 # %% auto #0
@@ -89,13 +90,17 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                   games_per_step:int=32, # games scored together between progress updates
                   device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
                   top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
-                  belief_prompt:str="paper", # "paper" (E + " " + secret) or "cia" (the successor's "Is it '" + secret)
+                  # a key of `onepass.belief_prompts` ("paper": E + " " + secret; "cia": the successor's "Is it '" +
+                  # secret; "city"); None: the games' own (`Game.belief_prompt`)
+                  belief_prompt:str|None=None,
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."
+    records, folder = _load_games(games)
+    belief_prompt = belief_prompt or games_game(records).belief_prompt
     elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
     if candidates is not None and lead != " ":
-        raise ValueError(f"candidate sets are scored under the paper's belief prompt only, not {belief_prompt!r}")
-    records, folder = _load_games(games)
+        raise ValueError(f"candidate sets are scored under a belief prompt that joins E and a candidate with a space "
+                         f"(paper, city), not {belief_prompt!r}")
     be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
     for r in records: belief_points(r)          # fail early, naming the bad game
     frames = []
@@ -117,7 +122,7 @@ _scorers, _scoring = {}, threading.Lock()
 
 def game_beliefs(game:dict, # a game record
                  scorer:str, # a scoring model (loaded once per process)
-                 belief_prompt:str="paper", # a belief prompt's name (a key of `onepass.belief_prompts`)
+                 belief_prompt:str|None=None, # a key of `onepass.belief_prompts` (None: the game's own)
                 ) -> list[float]:
     "log b_0 … log b_T of one game by `scorer`; safe to call from any thread."
     if is_model_free(check_role(scorer, "scorer")):
@@ -157,7 +162,8 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
               engine:str="hf",
               server:str|None=None, # base URL(s) of the openai engine's servers
               # a belief prompt (`onepass.belief_prompts`): in the rows and the file's settings, and a file of its own
-              belief_prompt:str="paper",
+              # unless it is the paper's; None: the run's game's own (`Game.belief_prompt`)
+              belief_prompt:str|None=None,
              ) -> pd.DataFrame:
     ("Score every game of `run_dir`/games.jsonl, resumably, into `beliefs_path(run_dir, scorer)`; "
      "return the whole table.")
@@ -165,6 +171,7 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, check_role(scorer, "scorer"))
     records = read_run(run_dir)
     for r in records: belief_points(r)
+    belief_prompt = belief_prompt or games_game(records).belief_prompt
     belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
         be, cands = _load_scorer(scorer, device, engine, server), _load_candidates(candidates)

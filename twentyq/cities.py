@@ -739,7 +739,7 @@ guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protoc
                      open_questions=True,
                      answers=("Goal reached", "Yes", "No", "Yes.", "No."),
                      players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
-                     readable=city_readable_share)
+                     readable=city_readable_share, belief_prompt="city")
 
 def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
                 protocol:str="paprika", # a protocol of `guess_my_city`

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
 # %% ../nbs/80_cli.ipynb #5e8a7dc3
 from __future__ import annotations
-import inspect, sys
+import inspect, re, sys
 from pathlib import Path
 from fastcore.meta import delegates
 from fastcore.script import anno_parser
@@ -19,14 +19,15 @@ from .serving import ServerError, serve_cmd
 from .train import sft_cmd
 from .grpo import grpo_cmd
 from .beliefs import score_run, beliefs_path
+from .onepass import belief_prompts, default_elicitation
 from .knowledge import build_knowledge
 from .wordlists import build_wordlists
 from .cities import build_cities
 
 
 # %% auto #0
-__all__ = ['commands', 'user_errors', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd', 'build_cities_cmd',
-           'import_inspect_cmd', 'error_line', 'main']
+__all__ = ['commands', 'user_errors', 'required', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd',
+           'build_cities_cmd', 'import_inspect_cmd', 'parser', 'error_line', 'main']
 
 # %% ../nbs/80_cli.ipynb #56d5b40b
 @delegates(play, but=["spec"])
@@ -34,7 +35,8 @@ def play_cmd(**kwargs):
     "Play a run of games (Twenty Questions, or another game's: --game) and print its summary."
     if kwargs.get("out") is None: raise ValueError("--out is required (the run folder)")
     games = play(**kwargs)
-    print(summary(games.to_dict("records")).to_string(index=False))
+    # the game's own columns: those that no protocol of it has are empty
+    print(summary(games.to_dict("records")).dropna(axis=1, how="all").to_string(index=False))
     print(f"games: {Path(kwargs['out'])/'games.jsonl'}")
 
 # %% ../nbs/80_cli.ipynb #45fcf311
@@ -42,20 +44,22 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
               # scoring model, or "wordnet": the ideal observer of the WordNet questioner's games
               scorer:str="smollm2-135m",
               candidates:str=None, # word-list file of candidate secrets for full beliefs
-              elicitation:str="Is the secret word", # the elicitation E
+              elicitation:str=None, # the paper belief prompt's E (default: `onepass.default_elicitation`)
               # the scorer's engine: "hf" (in-process), "openai" (servers at --server, e.g. vLLM's), "vllm" (a server
               # started now)
               engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers, comma-separated
-              # "paper" (E + " secret") or "cia" (the successor's: "Is it '" + secret, as its belief_log_prob scores it)
-              belief_prompt:str="paper",
+              # a belief prompt, a key of `onepass.belief_prompts` ("paper": E + " secret"; "cia": the successor's
+              # "Is it '" + secret); default: the run's game's own
+              belief_prompt:str=None,
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
-    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server,
-                  belief_prompt=belief_prompt)
+    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation or default_elicitation, engine=engine,
+                  server=server, belief_prompt=belief_prompt)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
-    print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], belief_prompt) if len(b) else run}")
+    bp = b.belief_prompt.iloc[0] if "belief_prompt" in b and len(b) else "paper"   # the prompt it was scored under
+    print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], bp) if len(b) else run}")
 
 # %% ../nbs/80_cli.ipynb #ba848a07
 def build_wordnet_cmd(
@@ -94,10 +98,28 @@ commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft
 # what a user's input, server or set-up can cause
 user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)
 
+# the options a command needs though its function takes None (the command says so in one line when one is missing)
+required = {play_cmd: dict(out="run folder (resumable): its games.jsonl and config.json (required)"),
+            score_cmd: dict(run="run folder made by `twentyq play` (required)"),
+            import_inspect_cmd: dict(out="the run folder to write, or to add the log's new games to (required)")}
+
+def parser(func, # a command's function
+           prog:str, # its name in the usage line
+          ):
+    "`anno_parser`'s parser of `func`, its help saying what the command does: its --no-X flags, its required options."
+    positional = [k for k, v in inspect.signature(func).parameters.items() if v.default is inspect.Parameter.empty]
+    p = anno_parser(func, prog=prog, pos=positional)
+    for a in p._actions:
+        if a.help and any(o.startswith("--no-") for o in a.option_strings):   # a flag that turns a default True off
+            a.help = "do not " + re.sub(r"\s*\(default: True\)$", "", a.help)
+        if a.dest in required.get(func, {}): a.help = required[func][a.dest]
+        if a.dest == "belief_prompt":   # the registry's names, in the help and checked
+            a.choices, a.help = list(belief_prompts), f"{a.help} (known: {', '.join(belief_prompts)})"
+    return p
+
 def _parse(func, argv, prog):
     "Keyword arguments for `func` from `argv`, by its docments."
-    positional = [k for k, v in inspect.signature(func).parameters.items() if v.default is inspect.Parameter.empty]
-    args = vars(anno_parser(func, prog=prog, pos=positional).parse_args(argv))
+    args = vars(parser(func, prog).parse_args(argv))
     return {k: v for k, v in args.items() if k in inspect.signature(func).parameters and v is not None}
 
 def error_line(e:Exception, # what a command raised

@@ -27,9 +27,9 @@ from .grpo import grpo, GRPOSpec
 from .report import paper_notebooks, game_notebooks, run_notebooks, run_model_notebooks, write_index, slug
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers', 'play_stage',
-           'transfer_runs', 'transfer_stage', 'reference_stage', 'settings_of', 'report_stage', 'run_stages',
-           'readme_figure', 'reproduce']
+__all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
+           'scoring_engine', 'play_stage', 'transfer_runs', 'transfer_stage', 'reference_stage', 'settings_of',
+           'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -211,6 +211,13 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
+def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-process)
+                   candidates:list[str]|None, # the step's candidate set
+                  ) -> dict|None:
+    ("The engine of a scoring step: the job's, but a candidate set on the vllm engine is scored by the same model in "
+     "this process. A server's prompt log-probabilities skip its prefix cache: a full prefill per state and candidate.")
+    return None if candidates and (engine or {}).get("engine") == "vllm" else engine
+
 def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
                candidates:list[str]|None=None):
     ("Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); "
@@ -221,7 +228,8 @@ def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, bel
               + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
         with _step(log, f"score {run.name} with {model_label(s)}"
                    + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
-            score_run(run, s, **({} if is_model_free(s) else dict(engine or {}, candidates=candidates)),
+            score_run(run, s, **({} if is_model_free(s) else dict(scoring_engine(engine, candidates) or {},
+                                                                 candidates=candidates)),
                       belief_prompt=belief_prompt)
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb

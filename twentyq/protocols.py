@@ -576,6 +576,7 @@ class Game:
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)
     readable: Callable|None = None       # games -> the share of their questions its knowledge judge reads
+    belief_prompt: str = "paper"         # the belief prompt its games are scored under when none is named
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names

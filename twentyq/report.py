@@ -6,7 +6,8 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/60_report.ipynb #e5266b72
 from __future__ import annotations
-import html, json, textwrap, time
+import hashlib, html, json, os, sys, textwrap, time
+from contextlib import contextmanager
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -28,8 +29,10 @@ game_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate"]
 
 def slug(name:str, # a model name, hub id or folder
         ) -> str:
-    "`name` as a file name: '/' and ':' replaced by '_'."
-    return name.replace("/", "_").replace(":", "_")
+    ("`name` as a short file name: its last part (a folder's name, a hub id's model), ':' as '_'; where `name` has a "
+     "'/', 6 hex digits of the whole name follow, so that two folders of one name never share a run folder.")
+    short = name.rstrip("/").rpartition("/")[2].replace(":", "_")
+    return f"{short}-{hashlib.sha256(name.encode()).hexdigest()[:6]}" if "/" in name else short
 
 # %% ../nbs/60_report.ipynb #dbac3fcc
 def basis(games:pd.DataFrame|None=None, # the games the item draws from
@@ -183,11 +186,18 @@ def _relabel_x(ax, # an axes whose x tick labels overlap
                   labels=[textwrap.fill(l, 12) for l in one_line] if how == "wrap" else one_line)
     if how == "upright": ax.tick_params(axis="x", labelrotation=90)
 
+def _whole_turns(fig):
+    "Whole turns on every x axis of `fig` labelled 'turn …' (no tick at turn 2.5)."
+    from matplotlib.ticker import MaxNLocator   # matplotlib only where a figure is saved
+    for ax in fig.axes:
+        if ax.get_xlabel().lower().startswith("turn"): ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
 def legible(fig, # a matplotlib figure
             stem:str="figure", # its name, for the error
            ):
-    ("`fig` with its crowded x tick labels wrapped, then turned upright, and a legend over the data moved right of its "
-     "panel; a ValueError names any overlap left.")
+    ("`fig` with whole turns, its crowded x tick labels wrapped, then turned upright, and a legend over the data moved "
+     "right of its panel; a ValueError names any overlap left.")
+    _whole_turns(fig)
     for how in ("wrap", "upright"):
         fig.canvas.draw(); r = fig.canvas.get_renderer()
         for ax in [ax for ax in fig.axes if _x_crowded(ax, r)]: _relabel_x(ax, how)
@@ -368,19 +378,34 @@ def _kernel_unstarted(e:Exception) -> bool:
      "(zmq: address already in use).")
     return "Kernel died before replying to kernel_info" in str(e)
 
+@contextmanager
+def _output_to(log:Path):
+    ("This process's standard output and error, at their file descriptors, into `log` (so the kernels it starts "
+     "write there too), and back after.")
+    sys.stdout.flush(); sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(log, "w") as f:
+        os.dup2(f.fileno(), 1); os.dup2(f.fileno(), 2)
+        try: yield
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            for fd, s in zip((1, 2), saved): os.dup2(s, fd); os.close(s)
+
 def _execute(src:str, dst:str, parameters:dict, cwd:str,
              kernel:str="python3", # the kernel's name
              starts:int=3, # kernels to start before a kernel that dies unstarted fails the notebook
             ) -> tuple[str|None, float]:
-    "Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds)."
+    ("Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds). What "
+     "papermill and the kernel print goes to the executed notebook's .log, not to the terminal.")
     import papermill as pm
     t0 = time.time()
-    for start in range(starts):
-        try:
-            pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd)
-            return None, time.time() - t0
-        except Exception as e:
-            if not _kernel_unstarted(e) or start == starts - 1: return _error_line(e), time.time() - t0
+    with _output_to(Path(dst).with_suffix(".log")):
+        for start in range(starts):
+            try:
+                pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd)
+                return None, time.time() - t0
+            except Exception as e:
+                if not _kernel_unstarted(e) or start == starts - 1: return _error_line(e), time.time() - t0
 
 def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameters, cwd)
                  workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
