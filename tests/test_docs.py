@@ -131,7 +131,7 @@ def test_score_beliefs_entry_has_its_parameter_table(site):
 
 def test_docments_of_a_method_and_a_class(site):
     assert signature(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs") == \
-        "game_beliefs(game: dict, scorer: str, belief_prompt: str = 'paper') -> list[float]"
+        "game_beliefs(game: dict, scorer: str, belief_prompt: str | None = None) -> list[float]"
     params, _ = params_tables(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs")
     assert params[1] == ["game", "dict", "a game record", "required"]
     params, returns = params_tables(site, "api/backend.html", "twentyq.backend.HFBackend.generate")   # a method added with @patch
