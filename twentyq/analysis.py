@@ -102,8 +102,8 @@ def raw_and_normalised(beliefs:pd.DataFrame, # belief rows; those with `norm_log
 def raw_and_normalised_reading(t:pd.DataFrame, # `raw_and_normalised` rows
                                label=str, # a scorer's display name (`runs.model_label`)
                               ) -> str:
-    "One sentence: each scorer's raw and normalised belief, turn 1 → last, and where the two disagree."
-    if t.empty: return "No scorer scored a candidate set here, so there is no normalised belief."
+    "One sentence: each scorer's raw and normalised belief, turn 1 → last, and where the two disagree ('': no rows)."
+    if t.empty: return ""
     each = "; ".join(f"{label(r.scorer)} raw {r.raw_first:.2f} → {r.raw_last:.2f}, normalised {r.norm_first:.2f} → "
                      f"{r.norm_last:.2f}" for r in t.itertuples())
     apart = [label(s) for s in t.scorer[t.disagree]]

@@ -19,7 +19,7 @@ from .serving import ServerError, serve_cmd
 from .train import sft_cmd
 from .grpo import grpo_cmd
 from .beliefs import score_run, beliefs_path
-from .onepass import belief_prompts, default_elicitation
+from .onepass import belief_prompts
 from .knowledge import build_knowledge
 from .wordlists import build_wordlists
 from .cities import build_cities
@@ -55,8 +55,8 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
              ):
     "Score every turn of every game of a run: log p(secret | transcript + E)."
     if run is None: raise ValueError("--run is required (a run folder made by twentyq play)")
-    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation or default_elicitation, engine=engine,
-                  server=server, belief_prompt=belief_prompt)
+    b = score_run(run, scorer, candidates=candidates, elicitation=elicitation, engine=engine, server=server,
+                  belief_prompt=belief_prompt)
     print(b.groupby("turn").logprob.agg(["mean", "std", "count"]).round(3).to_string())
     bp = b.belief_prompt.iloc[0] if "belief_prompt" in b and len(b) else "paper"   # the prompt it was scored under
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], bp) if len(b) else run}")

@@ -211,6 +211,7 @@ def _transcript(g:dict) -> str:
               for t in g["turns"]]
     return "\n".join(lines) + "\n"
 
+# %% ../nbs/62_pipeline.ipynb #fa08b724
 def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-process)
                    candidates:list[str]|None, # the step's candidate set
                   ) -> dict|None:
