@@ -15,7 +15,6 @@ from .onepass import (check_scorer, default_elicitation, belief_prompt_of, defau
                              score_games, score_candidates, naive_beliefs)
 from .players import player, is_model_free, check_role
 from .games import games_game
-from .wordnet import ideal_beliefs
 
 # %% auto #0
 __all__ = ['candidate_stats', 'score_beliefs', 'game_beliefs', 'beliefs_path', 'score_run']
@@ -126,8 +125,8 @@ def game_beliefs(game:dict, # a game record
                 ) -> list[float]:
     "log b_0 … log b_T of one game by `scorer`; safe to call from any thread."
     if is_model_free(check_role(scorer, "scorer")):
-        raise ValueError(f"{scorer!r} scores run folders of the WordNet questioner's games (twentyq score --scorer "
-                         "wordnet); to score one game, name a model")
+        raise ValueError(f"{scorer!r} is a model-free scorer of whole run folders (twentyq score --run RUN --scorer "
+                         f"{scorer}); to score one game, name a model")
     with _scoring:
         if scorer not in _scorers: _scorers[scorer] = _load_scorer(scorer)
         df = score_beliefs([game], _scorers[scorer], progress=False, belief_prompt=belief_prompt)
@@ -228,17 +227,14 @@ def _write_part(out:Path, df:pd.DataFrame):
     df.to_parquet(tmp, index=False); os.replace(tmp, out/f"part-{n:05d}.parquet")
 
 # %% ../nbs/31_beliefs.ipynb #c4b34a11
-def _score_ideal(run_dir:Path, # run folder of the WordNet questioner's games
-                 scorer:str, # "wordnet" (candidates: nouns_all) or "wordnet:LIST"
+def _score_ideal(run_dir:Path, # run folder of a model-free questioner's games
+                 scorer:str, # a model-free player whose roles hold "scorer": "wordnet", "wordnet:LIST"
                 ) -> pd.DataFrame:
-    "The WordNet ideal observer's beliefs on the games of `run_dir`, written and resumed like a scorer's."
-    if scorer.partition(":")[0] != "wordnet":
-        raise ValueError(f"{scorer!r} has no beliefs to score: the model-free scorer is the ideal observer 'wordnet'")
-    records = read_run(run_dir)
+    "A model-free scorer's beliefs (its player's `beliefs`) on the games of `run_dir`, kept like a model's."
+    be, records = player(scorer), read_run(run_dir)
     with hold_run(run_dir):
         out = _open_beliefs(beliefs_path(run_dir, scorer), dict(scorer=scorer, ideal_observer=True))
         done = _scored_ids(out)
         todo = [r for r in records if r["game_id"] not in done]
-        if todo: _write_part(out, ideal_beliefs(todo, scorer.partition(":")[2] or None,
-                                                run=run_dir.name).assign(scorer=scorer))
+        if todo: _write_part(out, be.beliefs(todo, run=run_dir.name))
     return pd.read_parquet(out)

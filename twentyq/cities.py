@@ -10,10 +10,11 @@ import json, re, shutil, unicodedata
 from functools import cache
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 from .core import data_path
 from .sampling import ModelFree, Sampling
 from .runs import new_turn, question_share
-from .protocols import (Protocol, Game, game_protocol, new_game, play_lockstep, with_budget,
+from .protocols import (Protocol, Game, CandidateAnswers, game_protocol, new_game, play_lockstep, with_budget,
                                cia_questioner_sampling)
 from .tagger import lmrl_tokens
 from .edits import flip_answer, replace_answer
@@ -33,7 +34,7 @@ __all__ = ['city_lists', 'lmrl_list', 'city_license', 'CITY_NAMES', 'CITY_COUNTR
            'asks_for_name', 'city_open', 'named_cities', 'city_verdict', 'read_city_judge_chat', 'city_judge_reply',
            'CityJudge', 'read_city_chat', 'answer_sign', 'CityPool', 'city_pool', 'city_questions',
            'best_city_question', 'city_guess_of', 'city_guess', 'city_move', 'CityQuestioner', 'city_readable_share',
-           'play_cities', 'city_shown', 'answer_for_city', 'counterfactual_answer']
+           'city_shown', 'city_reply', 'city_observer', 'play_cities', 'answer_for_city', 'counterfactual_answer']
 
 # %% ../nbs/09_cities.ipynb #8d35b724
 city_lists = {"gmc_train": "train", "gmc_eval": "eval", "gmc_lmrl": "LMRL-Gym"}   # shipped list: its key in the json
@@ -734,12 +735,68 @@ def city_readable_share(games, # game records (dicts) or a DataFrame of games
     kn = load_cities(knowledge)
     return question_share(games, lambda q, secret: city_verdict(q, secret, kn)[0] != "refuse")
 
+# %% ../nbs/09_cities.ipynb #08e1aa1f
+def city_shown(question:str, # the questioner's reply
+               city:str, # the city the judge answers about
+               protocol:str="paprika", # a protocol of `guess_my_city`
+               kn:dict|None=None, # the knowledge (None: the shipped one)
+              ) -> str:
+    "What the questioner would be shown for `question` had the secret been `city` (the knowledge judge, as read)."
+    P = city_protocols[protocol]
+    g = new_game(P, city)
+    P.on_judge(g, city_judge_reply(P.on_reply(g, question), kn or load_cities()))
+    return g["turns"][-1]["answer"]
+
+_open_reply = re.compile(r"my city is in .+|people in my city speak .+|about [\d,]+ people live in my city\.")
+_clean = lambda text: _unclean.sub("", fold(text or "")).strip()   # as `read_paprika_judge` reads a reply
+_refusal_texts = {_clean(t) for t in paprika_refusals.values()}
+
+def city_reply(text:str|None, # a reply as the questioner was shown it
+              ) -> str|None:
+    "The reply `text` is: yes, no, goal reached, a refusal's or open answer's words; None if no knowledge says it."
+    t = _clean(text)
+    if t.startswith("goal reached"): return "goal reached"
+    if m := re.match(r"(yes|no)\b", t): return m.group(1)
+    return t if t in _refusal_texts or _open_reply.fullmatch(t) else None
+
+# %% ../nbs/09_cities.ipynb #568a56b2
+_verdict_of = {1: "yes", 0: "no", -1: "refuse"}   # `CityPool.answers`' codes of a closed question
+
+@patch
+def verdicts(self:CityPool, question:str) -> list[tuple]:
+    "The knowledge's (verdict, open text) about each candidate (`city_verdict`), a closed question's read at once."
+    if (cut := self._cut(question)) is not None: return [(_verdict_of[c], None) for c in cut]
+    return [city_verdict(question, s, self.kn) for s in self.secrets]
+
+@patch
+def replies(self:CityPool, question:str, protocol:str="paprika") -> np.ndarray:
+    "What each candidate as the secret would show for `question` under `protocol`, read by `city_reply` (cached)."
+    memo = self.__dict__.setdefault("_replies", {})
+    if (protocol, question) not in memo:
+        by = {}   # verdict -> the reply it shows; a goal is the secret's own
+        keys = [(v, s if v[0] == "goal" else None) for s, v in zip(self.secrets, self.verdicts(question))]
+        for (v, s), c in zip(keys, self.secrets):
+            if (v, s) not in by: by[v, s] = city_reply(city_shown(question, c, protocol, self.kn))
+        memo[protocol, question] = np.array([by[k] for k in keys], dtype=object)
+    return memo[protocol, question]
+
+def city_observer(candidates:str|list[str]|None=None, # a city list's name or file, or the cities (None: all it knows)
+                  protocol:str|None=None, # a protocol of `guess_my_city` (None: paprika)
+                  knowledge:str|None=None, # a knowledge file (None: the shipped one)
+                 ) -> CandidateAnswers:
+    "The city knowledge judge's replies about `candidates` under `protocol`, as the ideal observer reads them."
+    named = isinstance(candidates, (str, Path))
+    cities = load_secrets(candidates).secret.tolist() if named else list(candidates or load_cities(knowledge)["cities"])
+    pool, pos = city_pool(tuple(cities), knowledge), {s: i for i, s in enumerate(cities)}
+    return CandidateAnswers(pool.secrets, lambda q: pool.replies(q, protocol or "paprika"), city_reply, pos.get)
+
 # %% ../nbs/09_cities.ipynb #0acca7e0
 guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
                      open_questions=True,
                      answers=("Goal reached", "Yes", "No", "Yes.", "No."),
                      players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
-                     readable=city_readable_share, belief_prompt="city")
+                     readable=city_readable_share, belief_prompt="city",
+                     observer=city_observer, judge_chat=paprika_judge_chat)
 
 def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
                 protocol:str="paprika", # a protocol of `guess_my_city`
@@ -755,17 +812,6 @@ def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, 
                              for s in cities], qb, jb)
 
 # %% ../nbs/09_cities.ipynb #539db464
-def city_shown(question:str, # the questioner's reply
-               city:str, # the city the judge answers about
-               protocol:str="paprika", # a protocol of `guess_my_city`
-               kn:dict|None=None, # the knowledge (None: the shipped one)
-              ) -> str:
-    "What the questioner would be shown for `question` had the secret been `city` (the knowledge judge, as read)."
-    P = city_protocols[protocol]
-    g = new_game(P, city)
-    P.on_judge(g, city_judge_reply(P.on_reply(g, question), kn or load_cities()))
-    return g["turns"][-1]["answer"]
-
 def _turn(record, k):
     if t := next((t for t in record["turns"] if t["turn"] == k), None): return t
     raise ValueError(f"game {record.get('game_id')!r}: has no turn {k}")

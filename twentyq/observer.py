@@ -10,31 +10,18 @@ import math
 import numpy as np, pandas as pd
 from scipy.stats import spearmanr
 from .core import logprob_eps
-from .protocols import paper_judge_chat, template_kw
+from .runs import record_qa
+from .protocols import template_kw
 from .backend import split_pair
 from .onepass import build_trie, branch_logprob, check_scorer, tree_logprobs
-from .knowledge import load_knowledge, named_word, norm
-from .wordnet import answer_word, candidate_words, get_pool, knowledge_answer, question_mask, record_qa
+from .games import get_game, games_game
 
 # %% auto #0
-__all__ = ['judge_answer_lead', 'judge_answers', 'knowledge_answers', 'judge_likelihoods', 'observe', 'unread_questions',
-           'ideal_observer', 'update_efficiency', 'game_efficiency', 'information_and_length', 'information_rho']
-
-# %% ../nbs/32_observer.ipynb #291f434e
-def knowledge_answers(pool:dict, # a pool of candidates (`wordnet.get_pool`)
-                      question:str, # the question asked
-                     ) -> np.ndarray:
-    ("What the knowledge judge answers about each candidate of `pool` as the secret: Yes, No, Finished, or None "
-     "where it cannot read the question.")
-    n, m = len(pool["keys"]), question_mask(pool, question)
-    if m is not None: out = np.where([m >> i & 1 for i in range(n)], "Yes", "No").astype(object)
-    # unreadable; an explicit guess of a word is No for every other candidate (the word itself: below)
-    else: out = np.full(n, "No" if knowledge_answer(question, "", pool["kn"])[0] else None, dtype=object)
-    if (i := pool["pos"].get(named_word(question))) is not None: out[i] = "Finished"
-    return out
+__all__ = ['judge_answer_lead', 'judge_answers', 'judge_likelihoods', 'observe', 'unread_questions', 'ideal_observer',
+           'update_efficiency', 'game_efficiency', 'information_and_length', 'information_rho']
 
 # %% ../nbs/32_observer.ipynb #19c9a81b
-judge_answer_lead = "<answer>"   # what opens the paper judge's reply before its answer word (`paper_judge_user`)
+judge_answer_lead = "<answer>"   # what opens a judge's reply before its answer word (the paper's and PAPRIKA's)
 judge_answers = ("Yes", "No")     # the answers a model judge's likelihood is over
 
 def _shared(seqs:list[list[int]]) -> int:
@@ -42,9 +29,9 @@ def _shared(seqs:list[list[int]]) -> int:
     first = seqs[0]
     return min(next((i for i, (x, y) in enumerate(zip(first, s)) if x != y), min(len(first), len(s))) for s in seqs)
 
-def _question_row(tok, judge, question:str, words:list[str], chunk:int) -> dict:
+def _question_row(tok, judge, question:str, words:list[str], chunk:int, chat) -> dict:
     "One question's row for `tree_logprobs`: the start its prompts share, then a trie per group of candidates."
-    prompt = lambda w: judge.render(paper_judge_chat(w, question), **template_kw) + judge_answer_lead
+    prompt = lambda w: judge.render(chat(w, question), **template_kw) + judge_answer_lead
     # (context, answer) token ids, candidate by candidate, Yes then No: each answer split from its own prompt
     pairs = [split_pair(tok, prompt(w), a) for w in words for a in judge_answers]
     seqs = [c + y for c, y in pairs]
@@ -62,12 +49,13 @@ def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       batch_size:int=4, # questions per forward pass
                       chunk:int=1024, # most trie nodes per pass
                       stats:dict|None=None, # if given, counts of the work are added (and `naive_tokens`)
+                      game:str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: the default)
                      ) -> np.ndarray:
     "log P(a | q, c) for a in Yes, No (normalised over the two), per question and candidate: [question, candidate, a]."
     if not judge.can.in_process:
         raise ValueError(f"judge likelihoods need an in-process judge (engine 'hf'); {judge.name!r} is on a server")
     check_scorer(judge)   # it renders the judge's chat with its own template
-    rows = [_question_row(judge.tok, judge, q, words, chunk) for q in questions]
+    rows = [_question_row(judge.tok, judge, q, words, chunk, get_game(game).judge_chat) for q in questions]
     if stats is not None: stats["naive_tokens"] = stats.get("naive_tokens", 0) + sum(r["naive_tokens"] for r in rows)
     outs = tree_logprobs(judge.model, rows, batch_size, chunk, stats)
     lp = np.array([[branch_logprob(t, o, j) for (t, _), o in zip(r["groups"], out) for j in range(len(t["paths"]))]
@@ -110,31 +98,35 @@ def _state(game:dict, turn:int, w:np.ndarray, i:int|None, **more) -> dict:
     return dict(game_id=game.get("game_id"), secret=game["secret"], turn=turn, logprob=lp,
                 entropy_bits=_bits(w), n_left=int((w > 0).sum()), **more)
 
-def _pool(game:dict, candidates, kn:dict) -> dict:
-    "The game's candidates (its shortlist, or `candidates`), with its secret joined where missing, as a pool."
-    words = list(game.get("shortlist") or candidate_words(candidates))
-    if norm(game["secret"]) not in {norm(w) for w in words}: words.append(game["secret"])   # as score_candidates
-    return get_pool(words, kn)
+def _view(game:dict, candidates, knowledge):
+    "What the game of `game` tells its observer of the candidates (its shortlist, or `candidates`), its secret joined."
+    G = get_game(game.get("game"))
+    if G.observer is None: raise ValueError(f"{G.name} has no ideal observer (its Game.observer is None)")
+    view = G.observer(game.get("shortlist") or candidates, game.get("protocol"), knowledge)
+    if view.index(game["secret"]) is not None: return view
+    return G.observer(view.words + [game["secret"]], game.get("protocol"), knowledge)   # as score_candidates
 
 def observe(game:dict, # a game record
-            candidates:list[str]|str|None=None, # the candidate set (None: nouns_all; an evals game: its shortlist)
-            knowledge=None, # the knowledge (None: the shipped file)
+            # the candidate set (None: the game's own, nouns_all or every city; an evals game: its shortlist)
+            candidates:list[str]|str|None=None,
+            knowledge=None, # the game's knowledge (None: its shipped file)
             prior=None, # None (uniform), "rank" (1/rank of the list's order), or one weight per candidate
             likelihoods:dict|None=None, # {(candidate words, question): `judge_likelihoods` row} for unread questions
            ) -> pd.DataFrame:
     ("The ideal observer of `game`: one row per state t = 0..T (logprob, entropy_bits, info_gain_bits, "
      "expected_gain_bits, answerable, answered_by, n_left).")
-    pool = _pool(game, candidates, load_knowledge(knowledge))
-    w, i, words = _prior(prior, len(pool["keys"])), pool["pos"].get(norm(game["secret"])), tuple(pool["words"])
+    view = _view(game, candidates, knowledge)
+    w, i, words = _prior(prior, len(view.words)), view.index(game["secret"]), tuple(view.words)
+    judged = [view.heard(a) for a in judge_answers]   # a model judge's answers, as the game reads them
     rows = [_state(game, 0, w, i, info_gain_bits=math.nan, expected_gain_bits=math.nan, answerable=math.nan,
                    answered_by=None)]
     for t, (q, a) in enumerate(record_qa(game), 1):
-        said, heard, before = knowledge_answers(pool, q), answer_word(a), _bits(w)
+        said, heard, before = view.replies(q), view.heard(a), _bits(w)
         known = np.array([x is not None for x in said], dtype=bool)
         lp = None if known.any() else (likelihoods or {}).get((words, q))
         if lp is not None:                                   # the model judge's likelihoods
             eig, by = _soft_answer_bits(w, lp), "model"
-            if heard in judge_answers: w = w * np.exp(lp[:, judge_answers.index(heard)])
+            if heard in judged: w = w * np.exp(lp[:, judged.index(heard)])
         else:
             eig, by = _answer_bits(w, said), "knowledge" if known.any() else None
             if heard is not None: w = w * (~known | (said == heard))   # an unknown answer: the same likelihood for all
@@ -143,21 +135,20 @@ def observe(game:dict, # a game record
     return pd.DataFrame(rows)
 
 def unread_questions(games:list[dict], # game records
-                     candidates=None, # the candidate set (None: nouns_all)
-                     knowledge=None, # the knowledge (None: the shipped file)
+                     candidates=None, # the candidate set (None: the game's own)
+                     knowledge=None, # the game's knowledge (None: its shipped file)
                     ) -> dict:
     "{candidate words: the questions of `games` the knowledge cannot read about any of them}, each question once."
-    need, kn = {}, load_knowledge(knowledge)
+    need = {}
     for g in games:
-        pool = _pool(g, candidates, kn)
+        view = _view(g, candidates, knowledge)
         for q, _ in record_qa(g):
-            if all(x is None for x in knowledge_answers(pool, q)):
-                need.setdefault(tuple(pool["words"]), {}).setdefault(q)
+            if all(x is None for x in view.replies(q)): need.setdefault(tuple(view.words), {}).setdefault(q)
     return {k: list(v) for k, v in need.items()}
 
 def ideal_observer(games:list[dict], # game records
-                   candidates:list[str]|str|None=None, # the candidate set (None: nouns_all)
-                   knowledge=None, # the knowledge (None: the shipped file)
+                   candidates:list[str]|str|None=None, # the candidate set (None: the game's own)
+                   knowledge=None, # the game's knowledge (None: its shipped file)
                    prior=None, # None (uniform), "rank", or one weight per candidate
                    judge=None, # an in-process model judge for the questions the knowledge cannot read (None: none)
                    batch_size:int=4, # the judge's questions per forward pass
@@ -165,10 +156,10 @@ def ideal_observer(games:list[dict], # game records
                    stats:dict|None=None, # if given, the judge's work is counted into it (`judge_likelihoods`)
                   ) -> pd.DataFrame:
     "`observe` of every game, one table; with a `judge`, each unread question is scored once over the candidates."
-    lik = {}
+    lik, game = {}, games_game(games).name if judge is not None else None   # the judge scores one game's chat
     for words, qs in (unread_questions(games, candidates, knowledge) if judge is not None else {}).items():
         lik |= {(words, q): lp for q, lp in zip(qs, judge_likelihoods(judge, qs, list(words), batch_size, chunk,
-                                                                      stats))}
+                                                                      stats, game))}
     return pd.concat([observe(g, candidates, knowledge, prior, lik) for g in games], ignore_index=True)
 
 # %% ../nbs/32_observer.ipynb #d7176c02

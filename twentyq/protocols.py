@@ -27,8 +27,8 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
            'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
            'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
-           'get_protocol', 'Game', 'game_protocol', 'game_secrets', 'with_budget', 'protocol_sampling', 'sampled_with',
-           'new_game', 'game_over', 'draw_shortlist', 'play_lockstep']
+           'get_protocol', 'CandidateAnswers', 'Game', 'game_protocol', 'game_secrets', 'with_budget',
+           'protocol_sampling', 'sampled_with', 'new_game', 'game_over', 'draw_shortlist', 'play_lockstep']
 
 # %% ../nbs/07_protocols.ipynb #642848a8
 paper_questioner_system = (
@@ -564,6 +564,14 @@ def get_protocol(name:str, # a protocol's name: a key of `protocols`
 
 # %% ../nbs/07_protocols.ipynb #a1e0c002
 @dataclass
+class CandidateAnswers:
+    "What a game tells its ideal observer of a candidate set: each candidate's reply to a question; what an answer is."
+    words: list[str]      # the candidates, as the game writes them
+    replies: Callable     # question -> array of each candidate's reply, as its knowledge judge gives it (None: unknown)
+    heard: Callable       # an answer as shown -> the reply it is, in the terms of `replies` (None: it tells nothing)
+    index: Callable       # a secret -> its position in `words`, or None
+
+@dataclass
 class Game:
     "One information-seeking game: its protocols, the secrets it is played on, its answers and its model-free players."
     name: str                            # its name: a key of `games.games`
@@ -577,6 +585,9 @@ class Game:
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)
     readable: Callable|None = None       # games -> the share of their questions its knowledge judge reads
     belief_prompt: str = "paper"         # the belief prompt its games are scored under when none is named
+    # (candidates, protocol, knowledge) -> `CandidateAnswers`: what its ideal observer reads (None: it has none)
+    observer: Callable|None = None
+    judge_chat: Callable|None = None     # (secret, question) -> the judge's chat, for a model judge's likelihoods
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names

@@ -15,7 +15,7 @@ import numpy as np, pandas as pd
 __all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'display_names', 'trainings', 'new_record', 'new_turn',
            'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked',
            'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain',
-           'records_of', 'question_share', 'model_label', 'import_inspect']
+           'records_of', 'question_share', 'record_qa', 'model_label', 'import_inspect']
 
 # %% ../nbs/01_runs.ipynb #420354fb
 game_fields = {
@@ -329,6 +329,18 @@ def question_share(games, # game records, or a DataFrame of games
     "Share of the questions of `games` for which `holds(question, secret)`; NaN if they hold no question."
     held = [holds(t.get("question") or "", r["secret"]) for r in records_of(games) for t in r.get("turns") or []]
     return sum(held) / len(held) if held else math.nan
+
+# %% ../nbs/01_runs.ipynb #82bab1db
+def record_qa(record:dict, # a game record
+             ) -> list[tuple[str, str|None]]:
+    "(question, answer) of each turn of a game record (an evals guess as `[GUESS word]`)."
+    out = []
+    for t in record.get("turns") or []:
+        if t.get("kind") == "guess" and t.get("guess"):
+            # evals: "Guess X is incorrect" leaves answer None
+            out.append((f"[GUESS {t['guess']}]", t.get("answer") or "No"))
+        else: out.append((t.get("question") or "", t.get("answer")))
+    return out
 
 # %% ../nbs/01_runs.ipynb #0fef63cd
 display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",

@@ -10,15 +10,16 @@ import ast, math, random, re
 from collections import OrderedDict
 from functools import cache
 from pathlib import Path
-import pandas as pd
+import numpy as np, pandas as pd
 from fastcore.basics import patch
 from .sampling import Abilities, ModelFree, chat_seeds
 from .wordlists import load_secrets
-from .protocols import (get_protocol, with_budget, new_game, play_lockstep, draw_shortlist, lmrl_intro,
+from .protocols import (CandidateAnswers, get_protocol, with_budget, new_game, play_lockstep, draw_shortlist,
+                               lmrl_intro,
                                paper_judge_system, paper_judge_user,
                         evals_gamemaster, lmrl_oracle, evals_classify, cia_judge_system, cia_judge_user,
                         cia_invalid_answer, cia_repeated_answer, cia_invalid)
-from .runs import belief_points, question_share
+from .runs import belief_points, question_share, record_qa
 from .knowledge import (POSITIONS, ROOT, form_answer, knowledge_truth, length_question,
                                letter_question,
                                letters, load_knowledge, named_word, norm, semantic_questions, word_chain)
@@ -26,8 +27,9 @@ from .knowledge import (POSITIONS, ROOT, form_answer, knowledge_truth, length_qu
 # %% auto #0
 __all__ = ['LETTER_MARGIN', 'get_pool', 'question_mask', 'answer_word', 'candidate_path', 'best_question', 'question_scores',
            'sample_question', 'read_questioner_chat', 'next_move', 'candidate_words', 'WordNetQuestioner',
-           'read_judge_chat', 'cia_history', 'knowledge_answer', 'readable_share', 'judge_reply', 'KnowledgeJudge',
-           'play_wordnet', 'record_qa', 'candidates_left', 'ideal_beliefs', 'knowledge_contradictions']
+           'read_judge_chat', 'cia_history', 'knowledge_answer', 'knowledge_answers', 'wordnet_observer',
+           'readable_share', 'judge_reply', 'KnowledgeJudge', 'play_wordnet', 'candidates_left', 'ideal_beliefs',
+           'knowledge_contradictions']
 
 # %% ../nbs/13_wordnet.ipynb #893fbb3b
 def _letter_masks(keys):
@@ -256,7 +258,7 @@ def candidate_words(candidates:list[str]|str|Path|None=None, # a list, a word-li
 
 class WordNetQuestioner(ModelFree):
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
-    roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (`ideal_beliefs`)
+    roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (its `beliefs`)
     can = Abilities(finishes_games=True)   # no model; it writes its candidates onto each finished game (`finish_game`)
     no_logprobs = "the WordNet questioner has no log-probabilities; its beliefs are `ideal_beliefs`"
     def __init__(self,
@@ -326,6 +328,29 @@ def knowledge_answer(question:str, # the question
     if _explicit_guess.fullmatch(question or ""):
         return "No", f"The question names {named_word(question)}, not the secret word."
     return None, "The knowledge cannot read this question."
+
+# %% ../nbs/13_wordnet.ipynb #6b53b52f
+def knowledge_answers(pool:dict, # a pool of candidates (`get_pool`)
+                      question:str, # the question asked
+                     ) -> np.ndarray:
+    ("What the knowledge judge answers about each candidate of `pool` as the secret: Yes, No, Finished, or None "
+     "where it cannot read the question.")
+    n, m = len(pool["keys"]), question_mask(pool, question)
+    if m is not None: out = np.where([m >> i & 1 for i in range(n)], "Yes", "No").astype(object)
+    # unreadable; an explicit guess of a word is No for every other candidate (the word itself: below)
+    else: out = np.full(n, "No" if knowledge_answer(question, "", pool["kn"])[0] else None, dtype=object)
+    if (i := pool["pos"].get(named_word(question))) is not None: out[i] = "Finished"
+    return out
+
+# %% ../nbs/13_wordnet.ipynb #738534db
+def wordnet_observer(candidates:list[str]|str|None=None, # a list, a word-list file or a shipped list (None: nouns_all)
+                     protocol:str|None=None, # the game's protocol (the knowledge answers alike under each)
+                     knowledge=None, # the knowledge (None: the shipped file)
+                    ) -> CandidateAnswers:
+    "The knowledge judge's answers about `candidates`, as the ideal observer reads them."
+    pool = get_pool(candidate_words(candidates), load_knowledge(knowledge))
+    return CandidateAnswers(pool["words"], lambda q: knowledge_answers(pool, q), answer_word,
+                            lambda secret: pool["pos"].get(norm(secret)))
 
 # %% ../nbs/13_wordnet.ipynb #8daad37f
 def readable_share(games, # game records (dicts) or a DataFrame of games
@@ -398,17 +423,6 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
     return games
 
 # %% ../nbs/13_wordnet.ipynb #6c9e17f4
-def record_qa(record:dict, # a game record
-             ) -> list[tuple[str, str|None]]:
-    "(question, answer) of each turn of a game record (an evals guess as `[GUESS word]`)."
-    out = []
-    for t in record.get("turns") or []:
-        if t.get("kind") == "guess" and t.get("guess"):
-            # evals: "Guess X is incorrect" leaves answer None
-            out.append((f"[GUESS {t['guess']}]", t.get("answer") or "No"))
-        else: out.append((t.get("question") or "", t.get("answer")))
-    return out
-
 def _record_path(record, candidates, knowledge):
     kn = load_knowledge(knowledge)
     pool = get_pool(record.get("shortlist") or candidate_words(candidates), kn)
@@ -441,6 +455,14 @@ def ideal_beliefs(records:list[dict], # game records
             rows.append(dict(run=run, game_id=r.get("game_id"), scorer="wordnet",
                              secret=r["secret"], turn=turn, logprob=lp))
     return pd.DataFrame(rows, columns=["run", "game_id", "scorer", "secret", "turn", "logprob"])
+
+# %% ../nbs/13_wordnet.ipynb #98c095a8
+@patch
+def beliefs(self:WordNetQuestioner, records:list[dict], # game records
+            run:str="", # the run's name, for the `run` column
+           ) -> pd.DataFrame:
+    "`ideal_beliefs` over the questioner's own candidates."
+    return ideal_beliefs(records, self.candidates, self.knowledge, run).assign(scorer=self.name)
 
 # %% ../nbs/13_wordnet.ipynb #d12abcb1
 def knowledge_contradictions(record:dict, # a game record
