@@ -279,6 +279,14 @@ def test_reproduce_tiny(tiny_job):
     gmc_t1 = pd.read_csv(tmp_path/"guess-my-city"/"table1_pass_at_1.csv").set_index(["questioner", "judge"])
     assert len(gmc_t1) == 9 and gmc_t1.loc[("cities", "cities-judge"), "pass1_mean"] == 100 and gmc_t1.readable.between(0, 100).all()
     assert "href='guess-my-city/index.html'" in (tmp_path/"index.html").read_text()
+    gref = json.loads((tmp_path/"guess-my-city"/"reference.json").read_text())           # the city game's reference games: its model-free questioner's
+    assert (gref["n_reference"], gref["n_flipped"], gref["chosen"]) == (1, 1, "cities: the game's model-free questioner"), gref
+    on_gref = load_beliefs(tmp_path/"guess-my-city"/"reference", belief_prompt="city")      # every model scorer, over the transfer's 4 cities
+    assert set(on_gref.scorer) == {"smollm2-135m", sft, grpo, delta} and on_gref.n_candidates.eq(4).all()
+    assert "Update efficiency η" in json.loads((tmp_path/"guess-my-city"/"information_per_question.json").read_text())["reading"]
+    for n in set(paper_notebooks) - set(game_notebooks):                          # a card that reads Twenty Questions only: one line on the city page
+        card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
+        assert not card["has_data"] and card["note"] and html.escape(card["note"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card
     for n in paper_notebooks: assert (tmp_path/"notebooks"/f"{n}.ipynb").exists() and (tmp_path/f"{n}.json").exists(), n
     for q in ["smollm2-135m", sft, grpo, delta]:                                  # a model notebook for each model, rendered and linked
         assert (tmp_path/"notebooks"/f"model--{slug(q)}.html").exists() and f"href='notebooks/model--{slug(q)}.html'" in (tmp_path/"index.html").read_text(), q

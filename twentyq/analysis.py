@@ -196,6 +196,8 @@ def make_reference(games:pd.DataFrame|list, # game records or rows of the refere
                    out:Path|str, # folder to hold reference/ and reference-flipped/
                    # also take wins the cross-check rejects (the final question does not name the secret)
                    false_wins:bool=False,
+                   flip=None, # the game's flip of one answer, (record, turn) -> record (None: Yes <-> No)
+                   chosen:str|None=None, # why these questioners' games were the source, for the report page
                   ) -> dict:
     ("Write the shortest successful game per secret to out/reference/ and their flipped-penultimate copies to "
      "out/reference-flipped/.")
@@ -204,14 +206,14 @@ def make_reference(games:pd.DataFrame|list, # game records or rows of the refere
     ref = shortest_successful([r for r in records if false_wins or r["game_id"] not in rejected])
     flipped, skipped = [], []
     for r in ref:
-        try: flipped.append(flip_penultimate(r))
+        try: flipped.append(flip_penultimate(r, flip))
         except ValueError: skipped.append(r["game_id"])
     out = Path(out)
     for name, recs in [("reference", ref), ("reference-flipped", flipped)]: _write_games(out/name, recs)
     info = dict(n_games=len(records), n_won=sum(bool(r.get("won")) for r in records), n_false_wins=len(rejected),
                 false_wins_included=false_wins, excluded_false_wins=[] if false_wins else rejected,
                 n_reference=len(ref), n_flipped=len(flipped), not_flippable=skipped,
-                questioners=sorted({str(r.get("questioner")) for r in records}))
+                questioners=sorted({str(r.get("questioner")) for r in records}), chosen=chosen)
     (out/"reference.json").write_text(json.dumps(info, indent=1))
     return info
 
@@ -223,17 +225,18 @@ def belief_by_turn(beliefs:pd.DataFrame, # belief rows
     _need(beliefs, *by, "turn", "logprob", what="beliefs")
     return _mean_ci(beliefs, list(by) + ["turn"])
 
-_flip_id = re.compile(r"^(?P<source>.+)\+flip(?P<k>\d+)$")
+_flip_id = re.compile(r"^(?P<source>.+)\+[^+]*?(?P<k>\d+)$")   # the last edit, `<name><turn>` (`edits`)
 
 def flip_difference(original:pd.DataFrame, # beliefs on the reference games
-                    flipped:pd.DataFrame, # beliefs on their flipped copies (game ids "<id>+flip<k>")
+                    # beliefs on their flipped copies (game ids "<id>+flip<k>", or a game's own edit "<id>+<edit><k>")
+                    flipped:pd.DataFrame,
                    ) -> pd.DataFrame:
     "Per scorer, flipped game and state t ≥ k: original belief, belief after the flip, and their difference."
     _need(original, *belief_columns, what="original beliefs"); _need(flipped, *belief_columns, what="flipped beliefs")
     f = flipped.copy()
     m = f.game_id.str.extract(_flip_id)
     if m.source.isna().any():
-        raise ValueError(f"not a flipped game id: {f.game_id[m.source.isna()].iloc[0]!r} (expected '<id>+flip<k>')")
+        raise ValueError(f"not a flipped game id: {f.game_id[m.source.isna()].iloc[0]!r} (expected '<id>+<edit><k>')")
     f = f.assign(source_game_id=m.source, flipped_turn=m.k.astype(int))
     o = original[["scorer", "game_id", "turn", "logprob"]].rename(
         columns={"game_id": "source_game_id", "logprob": "original"})
@@ -357,7 +360,8 @@ def reference_inputs(
                                 "(twentyq reproduce does)")
     ss = _listed(scorers)
     games = load_run(d/"reference")
-    orig, flipped = (load_beliefs(d/n, ss) if (d/n).exists() else pd.DataFrame(columns=belief_columns)
+    # each folder is scored under its game's one belief prompt (the paper's, or the city's ...)
+    orig, flipped = (load_beliefs(d/n, ss, None) if (d/n).exists() else pd.DataFrame(columns=belief_columns)
                      for n in ("reference", "reference-flipped"))
     return games, orig, flipped
 

@@ -34,7 +34,7 @@ __all__ = ['city_lists', 'lmrl_list', 'city_license', 'CITY_NAMES', 'CITY_COUNTR
            'asks_for_name', 'city_open', 'named_cities', 'city_verdict', 'read_city_judge_chat', 'city_judge_reply',
            'CityJudge', 'read_city_chat', 'answer_sign', 'CityPool', 'city_pool', 'city_questions',
            'best_city_question', 'city_guess_of', 'city_guess', 'city_move', 'CityQuestioner', 'city_readable_share',
-           'city_shown', 'city_reply', 'city_observer', 'play_cities', 'answer_for_city', 'counterfactual_answer']
+           'city_shown', 'city_reply', 'city_observer', 'answer_for_city', 'counterfactual_answer', 'play_cities']
 
 # %% ../nbs/09_cities.ipynb #8d35b724
 city_lists = {"gmc_train": "train", "gmc_eval": "eval", "gmc_lmrl": "LMRL-Gym"}   # shipped list: its key in the json
@@ -790,27 +790,6 @@ def city_observer(candidates:str|list[str]|None=None, # a city list's name or fi
     pool, pos = city_pool(tuple(cities), knowledge), {s: i for i, s in enumerate(cities)}
     return CandidateAnswers(pool.secrets, lambda q: pool.replies(q, protocol or "paprika"), city_reply, pos.get)
 
-# %% ../nbs/09_cities.ipynb #0acca7e0
-guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
-                     open_questions=True,
-                     answers=("Goal reached", "Yes", "No", "Yes.", "No."),
-                     players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
-                     readable=city_readable_share, belief_prompt="city",
-                     observer=city_observer, judge_chat=paprika_judge_chat)
-
-def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
-                protocol:str="paprika", # a protocol of `guess_my_city`
-                candidates:str|list[str]|None=None, # the questioner's cities (None: every city it knows)
-                judge=None, # a judge backend (None: the knowledge judge)
-                max_questions:int=20, # questions per game
-               ) -> list[dict]:
-    "One game per city, the model-free questioner against `judge`, played in lockstep; the game records."
-    P = with_budget(game_protocol(guess_my_city, protocol), max_questions)
-    cities = load_secrets(secrets).secret.tolist() if isinstance(secrets, (str, Path)) else list(secrets)
-    qb, jb = CityQuestioner(candidates), judge or CityJudge()
-    return play_lockstep(P, [new_game(P, s, game=guess_my_city.name, questioner=qb.name, judge=jb.name)
-                             for s in cities], qb, jb)
-
 # %% ../nbs/09_cities.ipynb #539db464
 def _turn(record, k):
     if t := next((t for t in record["turns"] if t["turn"] == k), None): return t
@@ -840,3 +819,25 @@ def counterfactual_answer(record:dict, # a Guess My City game record
     if (c := next((c for c in others if other(c)), None)) is None:
         raise ValueError(f"game {record.get('game_id')!r}: no city answers turn {k} otherwise")
     return answer_for_city(record, k, c, kn)
+
+# %% ../nbs/09_cities.ipynb #0acca7e0
+guess_my_city = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
+                     open_questions=True,
+                     answers=("Goal reached", "Yes", "No", "Yes.", "No."),
+                     players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
+                     readable=city_readable_share, belief_prompt="city",
+                     observer=city_observer, judge_chat=paprika_judge_chat,
+                     flip=counterfactual_answer)
+
+def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
+                protocol:str="paprika", # a protocol of `guess_my_city`
+                candidates:str|list[str]|None=None, # the questioner's cities (None: every city it knows)
+                judge=None, # a judge backend (None: the knowledge judge)
+                max_questions:int=20, # questions per game
+               ) -> list[dict]:
+    "One game per city, the model-free questioner against `judge`, played in lockstep; the game records."
+    P = with_budget(game_protocol(guess_my_city, protocol), max_questions)
+    cities = load_secrets(secrets).secret.tolist() if isinstance(secrets, (str, Path)) else list(secrets)
+    qb, jb = CityQuestioner(candidates), judge or CityJudge()
+    return play_lockstep(P, [new_game(P, s, game=guess_my_city.name, questioner=qb.name, judge=jb.name)
+                             for s in cities], qb, jb)

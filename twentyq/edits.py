@@ -103,10 +103,11 @@ def shortest_successful(records:list[dict], # game records (e.g. a strong questi
 
 # %% ../nbs/02_edits.ipynb #5aed9260
 def flip_penultimate(record:dict, # a game record with at least two answered questions
+                     flip=None, # the game's flip: (record, turn) -> record (None: `flip_answer`, Yes <-> No)
                     ) -> dict:
-    "A copy of `record` with the answer to its penultimate question flipped (Yes <-> No)."
+    "A copy of `record` with the answer to its penultimate question flipped (by `flip`: its game's own)."
     qs = [t for t in record.get("turns") or []
           if t.get("kind", "question") == "question" and t.get("answer") is not None]
     if len(qs) < 2:
         raise ValueError(f"game {_gid(record)!r}: fewer than two answered questions, so no penultimate one to flip")
-    return flip_answer(record, qs[-2]["turn"])
+    return (flip or flip_answer)(record, qs[-2]["turn"])

@@ -7,6 +7,7 @@ Docs: https://twentyq.github.io/twentyq/games.html.md"""
 # %% ../nbs/14_games.ipynb #3c65e6ee
 from __future__ import annotations
 from .runs import records_of
+from .edits import flip_answer
 from .protocols import Game, protocols, lenient_protocols, paper_judge_chat
 from .wordnet import WordNetQuestioner, KnowledgeJudge, readable_share, wordnet_observer
 from .cities import guess_my_city
@@ -20,7 +21,7 @@ twenty_questions = Game("twenty-questions", protocols, secrets="nouns_test", len
                         answers=("Yes", "No", "Finished", "Skip", "Correct"),
                         players={"wordnet": WordNetQuestioner, "wordnet-judge": KnowledgeJudge},
                         knowledge="wordnet_nouns.json", readable=readable_share,
-                        observer=wordnet_observer, judge_chat=paper_judge_chat)
+                        observer=wordnet_observer, judge_chat=paper_judge_chat, flip=flip_answer)
 
 games = {g.name: g for g in (twenty_questions, guess_my_city)}
 default_game = twenty_questions.name   # what is played when no game is named

@@ -18,18 +18,19 @@ from .analysis import make_reference
 from .players import is_model_free, check_role
 from .wordnet import candidate_words
 from .protocols import get_protocol, game_protocol
-from .games import get_game, model_free_judge
+from .games import get_game, model_free_judge, player_game
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo, GRPOSpec
-from .report import paper_notebooks, game_notebooks, run_notebooks, run_model_notebooks, write_index, slug
+from .report import (paper_notebooks, game_notebooks, run_notebooks, run_model_notebooks, write_index, slug,
+                            unread_cards)
 
 # %% auto #0
 __all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
-           'scoring_engine', 'play_stage', 'transfer_runs', 'transfer_stage', 'reference_stage', 'settings_of',
-           'report_stage', 'run_stages', 'readme_figure', 'reproduce']
+           'scoring_engine', 'play_stage', 'transfer_runs', 'transfer_stage', 'reference_questioner', 'reference_stage',
+           'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -279,13 +280,17 @@ def transfer_runs(out:Path, # the report folder
              + [(q, judge, t["model"]) for q in models if judge])
     return [(q, j, out/"transfer"/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
 
+def _transfer_cities(t:dict) -> list[str]|None:
+    "The transfer game's candidate set: the first `n_candidates` of its list (0: none, the secret alone; None: all)."
+    n = t.get("n_candidates")
+    return None if n == 0 else load_secrets(t["secrets"]).secret.tolist()[:n]
+
 def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:list, engine:dict|None=None):
     "Stage 2b: the transfer runs played, and each model's own knowledge-judge games scored over the scale's cities."
     if not (t := size.get("transfer")): return
     judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
     bp = game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
-    n = t.get("n_candidates")   # 0: the secret alone; None: every city of the list
-    cities = None if n == 0 else load_secrets(t["secrets"]).secret.tolist()[:n]
+    cities = _transfer_cities(t)
     budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
     for q, j, run, sizes in transfer_runs(out, questioners, judge, t):
         print(f"== transfer: {q} (questioner) vs {j} (judge), {t['game']} {t['protocol']} -> {run}")
@@ -322,10 +327,40 @@ def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:
     _score_all(out/"reference-flipped", ss, log, engine)
     return info
 
+# %% ../nbs/62_pipeline.ipynb #d65b0d60
+def reference_questioner(games:pd.DataFrame, # one game's games (`load_runs`), of every questioner
+                        ) -> tuple[str|None, str]:
+    ("(the questioner whose shortest wins are the game's reference games, why): its model-free questioner, else the "
+     "questioner with the most wins (None if none won).")
+    if free := [q for q in dict.fromkeys(games.get("questioner", [])) if is_model_free(q)]:
+        return free[0], "the game's model-free questioner"
+    wins = games[games.won.eq(True)].groupby("questioner", sort=False).size() if len(games) else pd.Series()
+    if wins.empty: return None, "no questioner won a game"
+    q = wins.sort_values(ascending=False, kind="stable").index[0]
+    return q, f"no model-free questioner: the questioner with the most wins ({wins[q]})"
+
+def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, engine:dict|None=None) -> dict|None:
+    ("Stage 3b: the transfer game's reference games and their copies flipped by its own flip, into out/<game>/, "
+     "scored by every scorer of that game under its belief prompt (None: no transfer games).")
+    runs = sorted(p.parent for p in (out/"transfer").glob("*/games.jsonl"))
+    if not runs: return None
+    G, games = get_game(t["game"]), pd.concat([load_run(r) for r in runs], ignore_index=True)
+    q, why = reference_questioner(games)
+    info = make_reference(games[games.questioner == q], out/G.name, false_wins, G.flip, f"{q}: {why}" if q else why)
+    print(f"== reference ({G.name}): {info['n_reference']} reference games (won by {q}: {why}), {info['n_flipped']} "
+          "with a flipped penultimate answer")
+    ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
+    bp = game_protocol(G, t["protocol"]).belief_prompt
+    _score_all(out/G.name/"reference", ss, log, engine, belief_prompt=bp, candidates=_transfer_cities(t))
+    _score_all(out/G.name/"reference-flipped", ss, log, engine, belief_prompt=bp)
+    return info
+
 def reference_stage(job:Job):
-    "Stage 3: the reference games and their flipped copies, scored by every scorer."
+    "Stage 3: the reference games and their flipped copies, scored by every scorer; the transfer game's too."
     _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins,
                job.size, job.log, job.engine)
+    if t := job.size.get("transfer"): _game_reference(job.out, t, job.scorers + job.ideal, job.false_wins, job.log,
+                                                      job.engine)
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
@@ -337,13 +372,16 @@ def settings_of(job:Job) -> dict:
     return cfg
 
 def _game_pages(job:Job, params:dict) -> dict:
-    ("{folder: (parameters, names)}: `game_notebooks` on the transfer stage's games, into out/<game>/ "
-     "(`run_notebooks`' `pages`).")
+    ("{folder: (parameters, names)}: `game_notebooks` on the transfer stage's games and the game's reference games, "
+     "into out/<game>/ (`run_notebooks`' `pages`).")
     t, runs = job.size.get("transfer"), job.out/"transfer"
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
     if not t or not names or not any(runs.glob("*/games.jsonl")): return {}
-    # every questioner of the game's runs, its model-free one too
-    return {t["game"]: (dict(params, runs_dir=str(runs.resolve()), out_dir=str((job.out/t["game"]).resolve()),
+    G, page = get_game(t["game"]), str((job.out/t["game"]).resolve())
+    bp = game_protocol(G, t["protocol"]).belief_prompt
+    # its runs, reference games, protocol, belief prompt and candidates; every questioner, its model-free one too
+    return {t["game"]: (dict(params, runs_dir=str(runs.resolve()), out_dir=page, reference_dir=page,
+                             protocol=t["protocol"], belief_prompt=bp, candidates=_transfer_cities(t) or [],
                              questioners=[]), names)}
 
 def report_stage(job:Job):
@@ -357,8 +395,8 @@ def report_stage(job:Job):
     with _step(job.log, "report: figure and model notebooks"):
         failed = run_notebooks(out, params, job.figures or None, pages=(pages := _game_pages(job, params)))
         model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
-    for game in pages:   # each game's page, linked from the index
-        write_index(out/game, f"twentyq report: {game}", cfg)
+    for game in pages:   # each game's page, a line per card that reads Twenty Questions only, linked from the index
+        unread_cards(out/game, job.figures or None); write_index(out/game, f"twentyq report: {game}", cfg)
     game_links = {f"{g}/index.html": f"{g}: {', '.join(ns)} on its games" for g, (_, ns) in pages.items()}
     write_index(out, "twentyq report", cfg, links={"transcripts.md": "one game per protocol and questioner",
                                                    "notebooks/": "the executed figure notebooks",

@@ -588,6 +588,7 @@ class Game:
     # (candidates, protocol, knowledge) -> `CandidateAnswers`: what its ideal observer reads (None: it has none)
     observer: Callable|None = None
     judge_chat: Callable|None = None     # (secret, question) -> the judge's chat, for a model judge's likelihoods
+    flip: Callable|None = None           # (record, turn) -> the record with that answer otherwise (Fig. 4's flip)
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names

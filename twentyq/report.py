@@ -16,16 +16,26 @@ from .core import repo_root
 from .runs import plain, model_label
 
 # %% auto #0
-__all__ = ['paper_notebooks', 'game_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item', 'nothing_to_show',
-           'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index', 'notebooks_dir',
-           'notebook_title', 'run_notebooks', 'run_model_notebooks']
+__all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item',
+           'nothing_to_show', 'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index',
+           'notebooks_dir', 'notebook_title', 'unread_cards', 'run_notebooks', 'run_model_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
-paper_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate", "fig2_belief_by_outcome", "fig3_counterfactual",
-                   "fig4_flip", "fig5_model_sizes", "fig6_foreign_outcomes", "fig7_secret_difference", "table5_max_min",
-                   "cia_belief_gain", "information_per_question", "training_curves", "gmc_transfer"]
-# the figure notebooks that read any game's runs; the others read Twenty Questions' beliefs and reference games
-game_notebooks = ["table1_pass_at_1", "fig1_cumulative_win_rate"]
+# every figure notebook of nbs/paper, in the index's order, with the games it reads: None, any game's runs and
+# reference games (it runs on each game's page too); else why it reads Twenty Questions' only (that page's one line)
+cards = {"table1_pass_at_1": None, "fig1_cumulative_win_rate": None,
+         "fig2_belief_by_outcome": "it splits the paper protocol's own beliefs by outcome; not yet drawn for this game",
+         "fig3_counterfactual": None, "fig4_flip": None, "fig5_model_sizes": None,
+         "fig6_foreign_outcomes": "it reads the paper protocol's foreign beliefs; not yet drawn for this game",
+         "fig7_secret_difference": "it reads the paper protocol's beliefs by secret; not yet drawn for this game",
+         "table5_max_min": None,
+         "cia_belief_gain": "it reads the successor's cia protocol, a Twenty Questions protocol; the main page's "
+                            "gmc_transfer is this game's ΔBelief card",
+         "information_per_question": None,
+         "training_curves": "the job trains on Twenty Questions: its curves are on the main page",
+         "gmc_transfer": "it is the main page's card of this game"}
+paper_notebooks = list(cards)
+game_notebooks = [n for n, why in cards.items() if why is None]   # the cards a game's page runs
 
 def slug(name:str, # a model name, hub id or folder
         ) -> str:
@@ -303,8 +313,9 @@ def _reference_html(out:Path) -> str:
     fw = r.get("n_false_wins", 0)
     left = ("included, as asked" if r.get("false_wins_included")
             else f"excluded ({', '.join(r.get('excluded_false_wins', []))})" if fw else "none")
+    chosen = f"; chosen: {r['chosen']}" if r.get("chosen") else ""
     return (f"<p><b>Reference games:</b> {r['n_reference']} (the shortest won game per secret of "
-            f"{', '.join(r.get('questioners', []))}, from {r['n_games']} games, {r.get('n_won', '?')} won), "
+            f"{', '.join(r.get('questioners', []))}{chosen}, from {r['n_games']} games, {r.get('n_won', '?')} won), "
             f"{r['n_flipped']} with a flipped penultimate answer; "
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
@@ -371,6 +382,15 @@ def _error_line(e:Exception) -> str:
         return f"{e.ename}: {str(e.evalue).strip().splitlines()[-1] if str(e.evalue).strip() else ''}"
     lines = str(e).strip().splitlines()
     return f"{type(e).__name__}: {lines[-1] if lines else ''}"
+
+# %% ../nbs/60_report.ipynb #5147fd00
+def unread_cards(out:Path|str, # a game's page folder
+                 names:list[str]|None=None, # the figure notebooks asked for (None: every one)
+                ) -> list[str]:
+    "Write a card of one line for each of `names` that cannot read a game's runs (`cards`); their names."
+    unread = [n for n in names or paper_notebooks if cards.get(n)]
+    for n in unread: save_item(out, n, notebook_title(n), note=cards[n], has_data=False)
+    return unread
 
 # %% ../nbs/60_report.ipynb #c402de73
 def _kernel_unstarted(e:Exception) -> bool:
