@@ -220,19 +220,22 @@ def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-
      "this process. A server's prompt log-probabilities skip its prefix cache: a full prefill per state and candidate.")
     return None if candidates and (engine or {}).get("engine") == "vllm" else engine
 
-def _score_all(run:Path, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
+def _score_all(runs:Path|dict, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
                candidates:list[str]|None=None):
-    ("Score the games of `run` with every scorer under `belief_prompt` (resumable; nothing to do without games); "
+    ("Score the games of `runs` (a run folder, or {run folder: its candidates}) with every scorer under "
+     "`belief_prompt`, one step per scorer, which loads it once (resumable; a folder without games is skipped); "
      "`engine`: engine, server; `candidates`: each model scorer's belief over them too.")
-    if not (run/"games.jsonl").exists() or not (run/"games.jsonl").read_text().strip(): return
-    for s in scorers:
-        print(f"== score {run.name} with {s}"
-              + (f" ({belief_prompt} belief prompt)" if belief_prompt != "paper" and not is_model_free(s) else ""))
-        with _step(log, f"score {run.name} with {model_label(s)}"
-                   + (f" ({belief_prompt} prompt)" if belief_prompt != "paper" else "")):
-            score_run(run, s, **({} if is_model_free(s) else dict(scoring_engine(engine, candidates) or {},
-                                                                 candidates=candidates)),
-                      belief_prompt=belief_prompt)
+    runs = {r: c for r, c in (runs if isinstance(runs, dict) else {runs: candidates}).items()
+            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()}
+    names, prompt = ", ".join(r.name for r in runs), f" ({belief_prompt} prompt)" if belief_prompt != "paper" else ""
+    for s in scorers if runs else []:
+        print(f"== score {names} with {s}" + (f" ({belief_prompt} belief prompt)" if prompt and not is_model_free(s)
+                                                else ""))
+        with _step(log, f"score {names} with {model_label(s)}{prompt}"):
+            for run, cands in runs.items():
+                score_run(run, s, **({} if is_model_free(s) else dict(scoring_engine(engine, cands) or {},
+                                                                     candidates=cands)),
+                          belief_prompt=belief_prompt)
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,
@@ -323,8 +326,8 @@ def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a "
           f"flipped penultimate answer, {info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    _score_all(out/"reference", ss, log, engine, candidates=scale_candidates(size))   # and over the candidates
-    _score_all(out/"reference-flipped", ss, log, engine)
+    # the reference games over the candidates too; each scorer loaded once for both folders
+    _score_all({out/"reference": scale_candidates(size), out/"reference-flipped": None}, ss, log, engine)
     return info
 
 # %% ../nbs/62_pipeline.ipynb #d65b0d60
@@ -351,8 +354,7 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, e
           "with a flipped penultimate answer")
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
     bp = game_protocol(G, t["protocol"]).belief_prompt
-    _score_all(out/G.name/"reference", ss, log, engine, belief_prompt=bp, candidates=_transfer_cities(t))
-    _score_all(out/G.name/"reference-flipped", ss, log, engine, belief_prompt=bp)
+    _score_all({out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, ss, log, engine, bp)
     return info
 
 def reference_stage(job:Job):
