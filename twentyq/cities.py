@@ -595,6 +595,8 @@ def answer_sign(text:str|None, # what the questioner was shown
     return -1 if t.startswith("sorry") or t == "notvalid" else None
 
 # %% ../nbs/09_cities.ipynb #3ccb99ab
+_verdict_of = {1: "yes", 0: "no", -1: "refuse"}   # the codes of `CityPool.answers`, for a closed question
+
 class CityPool:
     "The questioner's candidate cities, their facts as arrays, and each question's answers over them (cached)."
     def __init__(self, secrets:list[str], kn:dict):
@@ -609,8 +611,13 @@ class CityPool:
         if question not in self._answers: self._answers[question] = self._cut(question)
         if self._answers[question] is None:
             code = {"goal": 1, "yes": 1, "no": 0, "refuse": -1, "open": -2}
-            self._answers[question] = np.array([code[city_verdict(question, s, self.kn)[0]] for s in self.secrets])
+            self._answers[question] = np.array([code[v] for v, _ in self.verdicts(question)])
         return self._answers[question]
+
+    def verdicts(self, question:str) -> list[tuple]:
+        "The knowledge's (verdict, open text) about each candidate (`city_verdict`), a closed question's read at once."
+        if (cut := self._cut(question)) is not None: return [(_verdict_of[c], None) for c in cut]
+        return [city_verdict(question, s, self.kn) for s in self.secrets]
 
     def _cut(self, question):
         "The answers to a question of `city_truth`'s forms at once, in its order of forms; None for any other question."
@@ -760,14 +767,6 @@ def city_reply(text:str|None, # a reply as the questioner was shown it
     return t if t in _refusal_texts or _open_reply.fullmatch(t) else None
 
 # %% ../nbs/09_cities.ipynb #568a56b2
-_verdict_of = {1: "yes", 0: "no", -1: "refuse"}   # `CityPool.answers`' codes of a closed question
-
-@patch
-def verdicts(self:CityPool, question:str) -> list[tuple]:
-    "The knowledge's (verdict, open text) about each candidate (`city_verdict`), a closed question's read at once."
-    if (cut := self._cut(question)) is not None: return [(_verdict_of[c], None) for c in cut]
-    return [city_verdict(question, s, self.kn) for s in self.secrets]
-
 @patch
 def replies(self:CityPool, question:str, protocol:str="paprika") -> np.ndarray:
     "What each candidate as the secret would show for `question` under `protocol`, read by `city_reply` (cached)."

@@ -283,6 +283,10 @@ def transfer_runs(out:Path, # the report folder
              + [(q, judge, t["model"]) for q in models if judge])
     return [(q, j, out/"transfer"/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
 
+def _transfer_prompt(t:dict) -> str:
+    "The belief prompt of the transfer game's protocol (Guess My City's PAPRIKA: the city prompt)."
+    return game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
+
 def _transfer_cities(t:dict) -> list[str]|None:
     "The transfer game's candidate set: the first `n_candidates` of its list (0: none, the secret alone; None: all)."
     n = t.get("n_candidates")
@@ -292,8 +296,7 @@ def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:lis
     "Stage 2b: the transfer runs played, and each model's own knowledge-judge games scored over the scale's cities."
     if not (t := size.get("transfer")): return
     judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
-    bp = game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
-    cities = _transfer_cities(t)
+    bp, cities = _transfer_prompt(t), _transfer_cities(t)
     budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
     for q, j, run, sizes in transfer_runs(out, questioners, judge, t):
         print(f"== transfer: {q} (questioner) vs {j} (judge), {t['game']} {t['protocol']} -> {run}")
@@ -353,8 +356,8 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, e
     print(f"== reference ({G.name}): {info['n_reference']} reference games (won by {q}: {why}), {info['n_flipped']} "
           "with a flipped penultimate answer")
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
-    bp = game_protocol(G, t["protocol"]).belief_prompt
-    _score_all({out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, ss, log, engine, bp)
+    _score_all({out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, ss, log, engine,
+               _transfer_prompt(t))
     return info
 
 def reference_stage(job:Job):
@@ -379,12 +382,11 @@ def _game_pages(job:Job, params:dict) -> dict:
     t, runs = job.size.get("transfer"), job.out/"transfer"
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
     if not t or not names or not any(runs.glob("*/games.jsonl")): return {}
-    G, page = get_game(t["game"]), str((job.out/t["game"]).resolve())
-    bp = game_protocol(G, t["protocol"]).belief_prompt
+    page = str((job.out/t["game"]).resolve())
     # its runs, reference games, protocol, belief prompt and candidates; every questioner, its model-free one too
     return {t["game"]: (dict(params, runs_dir=str(runs.resolve()), out_dir=page, reference_dir=page,
-                             protocol=t["protocol"], belief_prompt=bp, candidates=_transfer_cities(t) or [],
-                             questioners=[]), names)}
+                             protocol=t["protocol"], belief_prompt=_transfer_prompt(t),
+                             candidates=_transfer_cities(t) or [], questioners=[]), names)}
 
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."
