@@ -16,7 +16,7 @@ def render_readme(nb: Path) -> str:
     out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb|images/)", r"](nbs/\1", out)   # notebooks and their images
     return "<!-- generated from nbs/index.ipynb by `make readme`: edit the notebook, not this file -->\n\n" + out.strip() + "\n"
 
-FIGURE = "fig2_belief_by_outcome"   # the README's figure: `make reproduce` writes it and its caption (pipeline.readme_figure)
+FIGURE = "fig3_counterfactual"   # the README's figure: `make reproduce` writes it and its caption (pipeline.readme_card)
 
 def with_caption(src: str, caption: str) -> str:
     "The index notebook's cell text with the paragraph after the README's figure made `caption`."

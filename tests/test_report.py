@@ -273,9 +273,13 @@ def test_reproduce_tiny(tiny_job):
     assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
     gmc_table = pd.read_csv(tmp_path/"gmc_transfer.csv")                                    # a row per questioner and judge, with the readable share
     assert len(gmc_table) == 9 and gmc_table.readable.between(0, 1).all() and gmc_table.set_index("questioner").loc["cities", "mean_at_k"] == 100
-    for n in game_notebooks:                                                     # the cards that read any game's runs, on its games, in a page of its own
+    unsplit = {"fig2_belief_by_outcome": "every own game was lost", "fig7_secret_difference": "no secret has both a won and a lost game"}
+    for n in game_notebooks:            # the cards that read any game's runs, on its games, in a page of its own: data, or why not (no model won)
         card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
-        assert card["has_data"] and not card.get("error") and html.escape(card["title"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card
+        assert not card.get("error") and html.escape(card["title"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card
+        assert card["has_data"] != (n in unsplit) and unsplit.get(n, "") in (card.get("note") or ""), card
+    foreign = load_beliefs(tmp_path/"transfer"/"paprika--cities--cities-judge", belief_prompt="city")   # Fig. 6's: the untrained scorer's
+    assert set(foreign.scorer) == {"smollm2-135m"} and len(foreign) == sum(g["n_questions"] + 1 for g in gmc["paprika--cities--cities-judge"])
     gmc_t1 = pd.read_csv(tmp_path/"guess-my-city"/"table1_pass_at_1.csv").set_index(["questioner", "judge"])
     assert len(gmc_t1) == 9 and gmc_t1.loc[("cities", "cities-judge"), "pass1_mean"] == 100 and gmc_t1.readable.between(0, 100).all()
     assert "href='guess-my-city/index.html'" in (tmp_path/"index.html").read_text()

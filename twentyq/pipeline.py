@@ -28,7 +28,7 @@ from .report import (paper_notebooks, game_notebooks, run_notebooks, run_model_n
                             unread_cards)
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'stages', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
+__all__ = ['scales', 'train_scales', 'stages', 'readme_card', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
            'scoring_engine', 'play_stage', 'transfer_runs', 'transfer_stage', 'reference_questioner', 'reference_stage',
            'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
@@ -43,12 +43,13 @@ scales = {
                      candidates="nouns_test", n_candidates=16,
                      # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2 at 2
                      # questions), one game against SmolLM2 as the judge (12-token replies: it never writes PAPRIKA's
-                     # <answer> anyway); own beliefs in the secret (candidate sets: a third more time)
+                     # <answer> anyway); own and reference beliefs over the first 8 cities, every secret played (the
+                     # update efficiency on the city page; 8 more continuations per state: seconds a scorer)
                      transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
                                    knowledge=dict(limit=3, iterations=2, max_questions=2),
                                    model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
                                    model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
-                                   n_candidates=0, questioner_max_tokens=24, judge_max_tokens=12)),
+                                   n_candidates=8, questioner_max_tokens=24, judge_max_tokens=12)),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
@@ -345,19 +346,23 @@ def reference_questioner(games:pd.DataFrame, # one game's games (`load_runs`), o
     q = wins.sort_values(ascending=False, kind="stable").index[0]
     return q, f"no model-free questioner: the questioner with the most wins ({wins[q]})"
 
-def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, engine:dict|None=None) -> dict|None:
+def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, engine:dict|None=None,
+                    trained:list[str]=()) -> dict|None:
     ("Stage 3b: the transfer game's reference games and their copies flipped by its own flip, into out/<game>/, "
-     "scored by every scorer of that game under its belief prompt (None: no transfer games).")
-    runs = sorted(p.parent for p in (out/"transfer").glob("*/games.jsonl"))
+     "scored by every scorer of that game under its belief prompt; its model-free questioner's games too, by every "
+     "scorer the job did not train, as `run_scorers` has the reference questioner's (None: no transfer games).")
+    runs = {p.parent: load_run(p.parent) for p in sorted((out/"transfer").glob("*/games.jsonl"))}
     if not runs: return None
-    G, games = get_game(t["game"]), pd.concat([load_run(r) for r in runs], ignore_index=True)
+    G, games = get_game(t["game"]), pd.concat(runs.values(), ignore_index=True)
     q, why = reference_questioner(games)
     info = make_reference(games[games.questioner == q], out/G.name, false_wins, G.flip, f"{q}: {why}" if q else why)
     print(f"== reference ({G.name}): {info['n_reference']} reference games (won by {q}: {why}), {info['n_flipped']} "
           "with a flipped penultimate answer")
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
-    _score_all({out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, ss, log, engine,
-               _transfer_prompt(t))
+    refs = {out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}
+    free = {r: None for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
+    for s in ss:   # each scorer loaded once for all its runs; the model-free questioner's: raw foreign beliefs (Fig. 6)
+        _score_all(refs | (free if s not in trained else {}), [s], log, engine, _transfer_prompt(t))
     return info
 
 def reference_stage(job:Job):
@@ -365,7 +370,7 @@ def reference_stage(job:Job):
     _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins,
                job.size, job.log, job.engine)
     if t := job.size.get("transfer"): _game_reference(job.out, t, job.scorers + job.ideal, job.false_wins, job.log,
-                                                      job.engine)
+                                                      job.engine, job.trained)
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
@@ -424,9 +429,13 @@ def run_stages(job:Job, # the job
     return times
 
 # %% ../nbs/62_pipeline.ipynb #178c3dba
+# the README's card: the one that says most at the embedded scale. Fig. 3 has every scorer on the same reference games,
+# raw and normalised, in whole turns; Fig. 2 there has one questioner with won and lost games (.ci/check_notebooks.py)
+readme_card = "fig3_counterfactual"
+
 def readme_figure(report:Path|str, # a report folder (the main job's `out`)
                   images:Path|str, # where the README's figure goes (nbs/images)
-                  stem:str="fig2_belief_by_outcome", # the report item shown
+                  stem:str=readme_card, # the report item shown
                  ) -> dict:
     "Copy the report's `stem` figure into `images`, with `<stem>.json`: its caption (the item's reading) and SHA-256."
     report, images = Path(report), Path(images)
@@ -462,7 +471,7 @@ def reproduce(out:str="reports/embedded", # report folder
               # (servers started per stage)
               engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers
-              readme:str=None, # copy the report's Fig. 2 and its caption into this folder (the README's: nbs/images)
+              readme:str=None, # copy the report's `readme_card` and its caption into this folder (the README's: nbs/images)
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,

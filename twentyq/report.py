@@ -24,11 +24,8 @@ __all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'model_columns', 'max_o
 # every figure notebook of nbs/paper, in the index's order, with the games it reads: None, any game's runs and
 # reference games (it runs on each game's page too); else why it reads Twenty Questions' only (that page's one line)
 cards = {"table1_pass_at_1": None, "fig1_cumulative_win_rate": None,
-         "fig2_belief_by_outcome": "it splits the paper protocol's own beliefs by outcome; not yet drawn for this game",
-         "fig3_counterfactual": None, "fig4_flip": None, "fig5_model_sizes": None,
-         "fig6_foreign_outcomes": "it reads the paper protocol's foreign beliefs; not yet drawn for this game",
-         "fig7_secret_difference": "it reads the paper protocol's beliefs by secret; not yet drawn for this game",
-         "table5_max_min": None,
+         "fig2_belief_by_outcome": None, "fig3_counterfactual": None, "fig4_flip": None, "fig5_model_sizes": None,
+         "fig6_foreign_outcomes": None, "fig7_secret_difference": None, "table5_max_min": None,
          "cia_belief_gain": "it reads the successor's cia protocol, a Twenty Questions protocol; the main page's "
                             "gmc_transfer is this game's ΔBelief card",
          "information_per_question": None,
