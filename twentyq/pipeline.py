@@ -471,7 +471,7 @@ def reproduce(out:str="reports/embedded", # report folder
               # (servers started per stage)
               engine:str="hf",
               server:str=None, # base URL(s) of the openai engine's servers
-              readme:str=None, # copy the report's `readme_card` and its caption into this folder (the README's: nbs/images)
+              readme:str=None, # copy the report's `readme_card` and caption here (the README's: nbs/images)
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,
