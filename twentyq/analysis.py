@@ -31,8 +31,10 @@ def load_runs(runs_dir:Path|str, # a folder of run folders
     games = [load_run(d) for d in dirs]
     # an empty run is every protocol's
     keep = [i for i, g in enumerate(games) if protocol is None or not len(g) or (g.protocol == protocol).all()]
-    g = pd.concat([games[i] for i in keep], ignore_index=True) if keep else pd.DataFrame(columns=game_columns + ["run"])
-    b = [load_beliefs(dirs[i], belief_prompt=belief_prompt) for i in keep]
+    # the empty frames of a run without games, or without beliefs, would make every column an object's
+    g = [games[i] for i in keep if len(games[i])]
+    g = pd.concat(g, ignore_index=True) if g else pd.DataFrame(columns=game_columns + ["run"])
+    b = [x for i in keep if len(x := load_beliefs(dirs[i], belief_prompt=belief_prompt))]
     b = pd.concat(b, ignore_index=True) if b else pd.DataFrame(columns=belief_columns)
     return g, b
 
