@@ -359,10 +359,10 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, e
     print(f"== reference ({G.name}): {info['n_reference']} reference games (won by {q}: {why}), {info['n_flipped']} "
           "with a flipped penultimate answer")
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
-    refs = {out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}
+    refs, bp = {out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, _transfer_prompt(t)
     free = {r: None for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
     for s in ss:   # each scorer loaded once for all its runs; the model-free questioner's: raw foreign beliefs (Fig. 6)
-        _score_all(refs | (free if s not in trained else {}), [s], log, engine, _transfer_prompt(t))
+        _score_all(refs | (free if s not in trained else {}), [s], log, engine, bp)
     return info
 
 def reference_stage(job:Job):
