@@ -24,7 +24,7 @@ from twentyq.beliefs import score_beliefs
 from twentyq.observer import ideal_observer, unread_questions
 from twentyq.players import get_backend
 from twentyq.runs import read_run
-from twentyq.wordnet import candidate_words
+from twentyq.games.wordnet import candidate_words
 
 def timed(f):
     "(seconds, result) of f()."

@@ -58,3 +58,27 @@ def test_play_guess_my_city(tmp_path):
         r = subprocess.run(twentyq("play", *args, "--out", str(tmp_path/"x")), capture_output=True, text=True)
         assert r.returncode == 2 and r.stderr.startswith("twentyq: error: ") and says in r.stderr, (args, r.stderr)
     assert not (tmp_path/"x").exists()
+
+def test_play_wordle(tmp_path):
+    ("Wordle from the command line: the optimal questioner against the environment under both protocols, the game's first "
+     "protocol (PAPRIKA's) and its six guesses when none are named; a model plays the environment, not itself; a player in "
+     "a role it cannot play is refused.")
+    for protocol, limit in [(None, 5), ("lmrl", 5)]:
+        opts = ["--protocol", protocol] if protocol else []
+        r = subprocess.run(twentyq("play", "--game", "wordle", *opts, "--questioner", "wordle", "--limit", str(limit),
+                                   "--out", str(tmp_path/str(protocol))), check=True, capture_output=True, text=True)
+        row = r.stdout.splitlines()[1].split()
+        assert row[:5] == ["wordle", protocol or "paprika", "wordle", "wordle-judge", str(limit)] and float(row[5]) == 100.0
+        games = pd.read_json(tmp_path/str(protocol)/"games.jsonl", lines=True)
+        assert (games.max_questions == 6).all() and (games.n_questions <= 6).all()
+        won = {None: "Goal reached", "lmrl": "g g g g g"}[protocol]
+        assert all(g.turns[-1]["answer"] == won for g in games.itertuples())
+    r = subprocess.run(twentyq("play", "--game", "wordle", "--questioner", "smollm2-135m", "--limit", "1", "--max-questions", "1",
+                               "--questioner-max-tokens", "8", "--out", str(tmp_path/"model")), check=True, capture_output=True, text=True)
+    assert r.stdout.splitlines()[1].split()[:4] == ["wordle", "paprika", "smollm2-135m", "wordle-judge"]   # its judge is a program
+    for args, says in [(["--questioner", "wordle", "--judge", "wordle"], "'wordle' cannot be the judge"),
+                       (["--questioner", "wordle", "--judge", "cities-judge"], "'cities-judge' is a model-free player of guess-my-city"),
+                       (["--protocol", "paper"], "Unknown protocol 'paper' of wordle")]:
+        r = subprocess.run(twentyq("play", "--game", "wordle", *args, "--out", str(tmp_path/"x")), capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.startswith("twentyq: error: ") and says in r.stderr, (args, r.stderr)
+    assert not (tmp_path/"x").exists()

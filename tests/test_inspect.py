@@ -74,10 +74,10 @@ def test_an_inspect_log_of_another_task_is_refused(tmp_path):
 
 QUICK = dict(limit=2, max_questions=2, questioner_max_tokens=16)
 
-def _inspect_eval(out, model:list, *opts, judge="wordnet-judge", env=None):
-    "Run `inspect eval twentyq/twenty_questions` with `model` (its --model options) as a user types it; its log turned into a run folder."
+def _inspect_eval(out, model:list, *opts, judge="wordnet-judge", env=None, task="twentyq/twenty_questions"):
+    "Run `inspect eval <task>` with `model` (its --model options) as a user types it; its log turned into a run folder."
     args = [a for k, v in {**QUICK, **({"judge": judge} if judge else {})}.items() for a in ("-T", f"{k}={v}")]
-    r = subprocess.run([BIN/"inspect", "eval", "twentyq/twenty_questions", *model, *args, *opts, "--log-dir", str(out/"logs")],
+    r = subprocess.run([BIN/"inspect", "eval", task, *model, *args, *opts, "--log-dir", str(out/"logs")],
                        capture_output=True, text=True, env={**os.environ, **(env or {})})
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     log, = (out/"logs").glob("*.eval")
@@ -103,11 +103,14 @@ def test_twentyq_players_play_offline_in_inspect_the_games_twentyq_play_plays(tm
     assert log.results.scores[0].metrics["mean"].value == sum(g["won"] for g in a.values()) / len(a)   # scored by the protocol's rule
     assert {g["questioner"] for g in games.values()} == {f"twentyq/{questioner}"}
 
-def test_the_city_questioner_plays_guess_my_city_in_inspect_as_twentyq_play_plays_it(tmp_path):
-    "Guess My City through Inspect: `--model twentyq/cities`, the task's game and protocol (-T game=, -T protocol=), the city knowledge judge."
+@pytest.mark.parametrize("task, options", [("twentyq/guess_my_city", {}),                         # the game's own task
+                                           ("twentyq/twenty_questions", dict(game="guess-my-city", protocol="paprika"))])   # the old form
+def test_the_city_questioner_plays_guess_my_city_in_inspect_as_twentyq_play_plays_it(tmp_path, task, options):
+    "Guess My City through Inspect: `--model twentyq/cities`, the game's task (or -T game=, -T protocol=), the city knowledge judge."
     city = dict(game="guess-my-city", protocol="paprika")
     play(questioner="cities", judge="cities-judge", out=str(tmp_path/"play"), progress=False, **QUICK, **city)
-    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/cities"], *[a for k, v in city.items() for a in ("-T", f"{k}={v}")], judge="cities-judge")
+    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/cities"], *[a for k, v in options.items() for a in ("-T", f"{k}={v}")],
+                               judge="cities-judge", task=task)
     a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
     assert log.status == "success" and len(a) == 2 and a == b and {g["game"] for g in a.values()} == {"guess-my-city"}
     assert all(g["turns"][0]["answer"] in ("yes", "no") for g in a.values())      # the knowledge judge read the first question
@@ -135,3 +138,11 @@ def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play_and_the_
         assert (s.metadata["belief_scorer"], s.metadata["belief_prompt"]) == (MODEL, "paper")
         assert len(s.metadata["beliefs"]) == len(want) == len(s.metadata["game"]["turns"]) + 1
         assert max(abs(x - y) for x, y in zip(s.metadata["beliefs"], want)) < logprob_eps   # float32, other batches
+
+def test_the_optimal_questioner_plays_wordle_in_inspect_as_twentyq_play_plays_it(tmp_path):
+    "Wordle's own task (`twentyq/wordle`, PAPRIKA's protocol by default): `--model twentyq/wordle` against the environment."
+    play(questioner="wordle", judge="wordle-judge", game="wordle", out=str(tmp_path/"play"), progress=False, **QUICK)
+    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/wordle"], judge="wordle-judge", task="twentyq/wordle")
+    a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
+    assert log.status == "success" and len(a) == 2 and a == b and {(g["game"], g["protocol"]) for g in a.values()} == {("wordle", "paprika")}
+    assert all(t["answer"].startswith("First letter, ") and t["guess"] == "raise" for g in a.values() for t in g["turns"][:1])

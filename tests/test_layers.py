@@ -16,10 +16,13 @@ NBS = PKG.parent/"nbs"
 LAYERS = [
     ("plain data: the record, the metrics, what every engine shares", {"core", "runs", "edits", "metrics", "sampling"}),
     ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards", {"models", "wordlists", "tagger", "rewards", "analysis", "report"}),
-    ("the protocols, the WordNet knowledge", {"protocols", "knowledge"}),
-    ("the engines, side by side: transformers, servers, model-free WordNet players; Guess My City and its players",
-     {"backend", "serving", "wordnet", "cities"}),
-    ("the table of games", {"games"}),
+    ("the protocols' machinery, the WordNet knowledge", {"protocols", "knowledge"}),
+    ("Twenty Questions' rules: its five protocols", {"games.twenty_questions"}),
+    ("Guess My City's rules: its two protocols (sampled as the successor's Twenty Questions), lists and knowledge",
+     {"games.guess_my_city"}),
+    ("the engines, side by side: transformers, servers, each game's model-free players and its `Game` (Wordle's whole)",
+     {"backend", "serving", "games.wordnet", "games.cities", "games.wordle"}),
+    ("the table of games (the package games' own module)", {"games"}),
     ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
     ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),
     ("SFT, the replay", {"train", "replay"}),
@@ -46,21 +49,40 @@ DEFERRED = {
     "inspect_ai": "the inspect extra: reading Inspect's logs only",
 }
 
-def module_names(pkg=None): return sorted(p.stem for p in (pkg or PKG).glob("*.py") if not p.stem.startswith("_"))
+def module_name(path, pkg=None):
+    "A module's name without the package: 'beliefs', 'games.cities'; a subpackage's `__init__` is the subpackage, 'games'."
+    parts = Path(path).relative_to(pkg or PKG).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+def module_path(name, pkg=None):
+    "The file of module `name` (`module_name`'s inverse)."
+    pkg = pkg or PKG
+    return pkg/f"{name}.py" if (pkg/f"{name}.py").exists() else pkg/name.replace(".", "/")/"__init__.py" if (pkg/name.replace(".", "/")).is_dir() else pkg/f"{name.replace('.', '/')}.py"
+
+def module_names(pkg=None):
+    pkg = pkg or PKG
+    return sorted(module_name(p, pkg) for p in pkg.rglob("*.py")
+                  if not p.name.startswith("_") or (p.name == "__init__.py" and p.parent != pkg))
 
 def layer_of(name, layers=None):
     return next((i for i, (_, mods) in enumerate(layers or LAYERS) if name in mods), None)
 
-def imports(path):
-    "(line, imported module, top-level?, names) of every import in a file; a twentyq module is named without the package."
+def _resolve(package, level, module):
+    "The module a relative import names, without twentyq: `from ..protocols` in package 'games' is 'protocols'."
+    parts = package.split(".") if package else []
+    return ".".join(parts[:len(parts) - (level - 1)] + ([module] if module else []))
+
+def imports(path, own=""):
+    ("(line, imported module, top-level?, names) of every import in a file; a twentyq module is named without the package, "
+     "a relative import resolved from `own`, the file's package ('' at the top, 'games' inside games/).")
     tree = ast.parse(Path(path).read_text())
     top = {id(n) for n in tree.body}
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             names = [a.name for a in node.names]
-            if node.level and node.module is None: mods = names   # from . import x
-            elif node.level: mods = [node.module]
+            if node.level and node.module is None: mods = [_resolve(own, node.level, n) for n in names]   # from . import x
+            elif node.level: mods = [_resolve(own, node.level, node.module)]
             elif node.module == "twentyq": mods = names
             else: mods = [node.module.removeprefix("twentyq.")]
         elif isinstance(node, ast.Import): mods, names = [a.name.removeprefix("twentyq.") for a in node.names], []
@@ -72,8 +94,10 @@ def violations(name, pkg=None, layers=None):
     "What module `name` of package folder `pkg` imports against `layers`: upward or sideways, inside a function, private names."
     pkg, layers = pkg or PKG, layers or LAYERS
     mods, own, bad = module_names(pkg), layer_of(name, layers), []
-    for line, m, at_top, names in imports(pkg/f"{name}.py"):
-        base = m.split(".")[0]
+    path = module_path(name, pkg)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for line, m, at_top, names in imports(path, package):
+        base = m if m in mods else m.split(".")[0]
         if base in mods:
             if layer_of(base, layers) >= own:
                 bad.append(f"{name}.py:{line} imports {m} (layer {layer_of(base, layers)}), not below its own layer {own} ({layers[own][0]})")
@@ -106,6 +130,20 @@ def test_the_check_catches_a_circle(tmp_path):
                    "mid": [], "high": ["high.py:3 imports side inside a function: twentyq's modules import at the top"]}
 
 
+def test_the_check_reads_a_package_folder(tmp_path):
+    "A module of a folder is named by its path ('g.rules'), the folder's __init__ by the folder ('g'); relative imports resolve from it."
+    (tmp_path/"g").mkdir()
+    (tmp_path/"low.py").write_text("")
+    (tmp_path/"g"/"__init__.py").write_text("from .players import x\nfrom ..low import y\n")
+    (tmp_path/"g"/"rules.py").write_text("from ..low import y\nfrom . import players\n")
+    (tmp_path/"g"/"players.py").write_text("from .rules import x\n")
+    layers = [("low", {"low"}), ("rules", {"g.rules"}), ("players", {"g.players"}), ("table", {"g"})]
+    assert module_names(tmp_path) == ["g", "g.players", "g.rules", "low"]
+    got = {n: violations(n, tmp_path, layers) for n in module_names(tmp_path)}
+    assert got == {"g": [], "g.players": [], "low": [],
+                   "g.rules": ["g.rules.py:2 imports g.players (layer 2), not below its own layer 1 (rules)"]}, got
+
+
 def numbered(nbs=None) -> list[Path]: return sorted((nbs or NBS).glob("[0-9][0-9]_*.ipynb"))
 
 def cell_imports(source:str) -> list[str]:
@@ -114,8 +152,8 @@ def cell_imports(source:str) -> list[str]:
     mods = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "twentyq":
-            mods += [a.name for a in node.names] if node.module == "twentyq" else [node.module.split(".")[1]]
-        elif isinstance(node, ast.Import): mods += [a.name.split(".")[1] for a in node.names if a.name.startswith("twentyq.")]
+            mods += [a.name for a in node.names] if node.module == "twentyq" else [node.module.removeprefix("twentyq.")]
+        elif isinstance(node, ast.Import): mods += [a.name.removeprefix("twentyq.") for a in node.names if a.name.startswith("twentyq.")]
     return mods
 
 def forward_imports(nbs=None) -> list[str]:
@@ -147,5 +185,5 @@ def test_docs_nav_follows_the_numbers():
     nav = nav_files(yaml.safe_load((PKG.parent/"mkdocs.yml").read_text())["nav"])
     nbs = [f for f in nav if re.match(r"\d\d_", f)]
     assert nbs == sorted(nbs) and set(nbs) == {p.name for p in numbered()}, nbs
-    order = [m.removeprefix("twentyq.") for p in numbered() if (m := nb_module(p))]
+    order = [m.split(".")[-1] for p in numbered() if (m := nb_module(p))]   # a page per module, named by its last part
     assert [f[4:-3] for f in nav if f.startswith("api/") and f != "api/index.md"] == order

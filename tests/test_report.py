@@ -9,7 +9,7 @@ from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl, load_beliefs
 from twentyq.report import paper_notebooks, game_notebooks, slug
 from twentyq.beliefs import beliefs_path
-from twentyq.wordnet import readable_share
+from twentyq.games.wordnet import readable_share
 from games import game as _game, write_run, write_beliefs
 from inline import run_inline, shown_markdown
 

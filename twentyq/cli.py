@@ -22,7 +22,7 @@ from .beliefs import score_run, beliefs_path
 from .onepass import belief_prompts
 from .knowledge import build_knowledge
 from .wordlists import build_wordlists
-from .cities import build_cities
+from .games.guess_my_city import build_cities
 
 
 # %% auto #0

@@ -41,10 +41,11 @@ def nb_title(path:Path|str, # a notebook
 
 def nb_module(path:Path|str, # a notebook
              ) -> str|None:
-    "The module the notebook exports (its `#| default_exp`), e.g. 'twentyq.beliefs'; None if it exports none."
+    ("The module the notebook exports (its `#| default_exp`), e.g. 'twentyq.beliefs' or 'twentyq.games' (a package's "
+     "`__init__`); None if it exports none.")
     for c in nbformat.read(path, as_version=4).cells:
         m = re.search(r"^#\|\s*default_exp\s+(\S+)", c.source, re.M) if c.cell_type == "code" else None
-        if m: return f"twentyq.{m.group(1)}"
+        if m: return f"twentyq.{m.group(1)}".removesuffix(".__init__")
 
 # %% ../nbs/63_docs.ipynb #15619eae
 def _anno(a): return a if isinstance(a, str) else inspect.formatannotation(a)

@@ -20,9 +20,11 @@ from fastcore.meta import delegates
 from .backend import HFBackend
 from fastcore.basics import patch
 from .sampling import Sampling
-from .protocols import get_protocol, protocol_sampling, sampled_with, with_budget
+from .games.twenty_questions import get_protocol
+from .protocols import protocol_sampling, sampled_with, with_budget
 from .rollout import lockstep
 from .players import player, check_role, is_model_free, engines, engine_can
+from .games import knowledge_judge
 from .serving import OpenAIBackend
 from .runs import append_jsonl, read_jsonl
 from .train import tokenize_chat, last_checkpoint, lora_config, save_final
@@ -52,7 +54,7 @@ class GRPOSpec:
      "into `grpo_config.json`.")
     # the questioner to train: embedded name, local folder (e.g. an SFT output) or Hugging Face id
     model:str="smollm2-135m"
-    judge:str="wordnet-judge" # the judge: any model, or the knowledge judge `wordnet-judge`
+    judge:str=knowledge_judge() # the judge: any model, or the knowledge judge `wordnet-judge`
     judge_engine:str="hf" # the judge's engine, a key of `players.engines` ("hf", "openai", "vllm")
     judge_server:str|None=None # base URL(s) of the judge's servers (an engine on running servers: openai)
     secrets:str="nouns_train" # word list of training secrets

@@ -16,9 +16,10 @@ from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
 from .players import is_model_free, check_role
-from .wordnet import candidate_words
-from .protocols import get_protocol, game_protocol
-from .games import get_game, model_free_judge, player_game
+from .games.wordnet import candidate_words
+from .games.twenty_questions import get_protocol
+from .protocols import game_protocol
+from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
@@ -136,7 +137,8 @@ train_scales = {
 def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
     ("The model-free `questioner` at its best (greedy, the protocol's 20 questions; it needs ~13) on `secrets`, "
      "against the knowledge judge, into `run`.")
-    play(questioner=questioner, judge="wordnet-judge", protocol="paper", secrets=secrets, limit=limit, max_questions=20,
+    play(questioner=questioner, judge=knowledge_judge(), protocol="paper", secrets=secrets, limit=limit,
+         max_questions=20,
          greedy=True, out=str(run), progress=False)
 
 @contextmanager
@@ -149,7 +151,7 @@ def _step(log:list, name:str):
 def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
     ("The two trainings of the SFT model by GRPO: (name, folder, spec): the game's reward (+GRPO) and ΔBelief-RL's "
      "turn credit on cia (+ΔBelief).")
-    common = dict(model=str(sft_dir), judge="wordnet-judge", secrets="nouns_train", limit=ts["secrets"],
+    common = dict(model=str(sft_dir), judge=knowledge_judge(), secrets="nouns_train", limit=ts["secrets"],
                   steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"],
                   max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
                   lr=ts["grpo_lr"], micro_batch=ts["micro_batch"], save_steps=ts["grpo_save_steps"],
@@ -453,7 +455,7 @@ def reproduce(out:str="reports/embedded", # report folder
               # comma-separated questioners: models, or the model-free `wordnet`
               questioners:str="smollm2-135m,gemma3-270m,wordnet",
               # judge: a model, or the knowledge judge `wordnet-judge` (answers from WordNet; no model)
-              judge:str="wordnet-judge",
+              judge:str=knowledge_judge(),
               scorers:str="smollm2-135m,gemma3-270m", # comma-separated scoring models (own and foreign transcripts)
               # comma-separated protocols; beliefs and counterfactuals use the paper's
               protocols:str="paper,evals-shortlist,cia",

@@ -1,4 +1,4 @@
-"""The three published Twenty Questions protocols — the paper's, OpenAI evals' and LMRL-Gym's — as prompts, parsers and game rules.
+"""The machinery every game's protocols share: the `Protocol` and the `Game`, the turn's bookkeeping, the question budget, and the lockstep that plays model-free players.
 
 Docs: https://twentyq.github.io/twentyq/protocols.html.md"""
 
@@ -8,72 +8,15 @@ Docs: https://twentyq.github.io/twentyq/protocols.html.md"""
 from __future__ import annotations
 import random, re
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Callable
 from .sampling import Sampling
 from .runs import new_record, new_turn
-from .tagger import lmrl_is_done
 
 # %% auto #0
-__all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
-           'judge_sampling', 'template_kw', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
-           'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
-           'lmrl_history', 'lmrl_next', 'lmrl_final', 'cia_questioner_system', 'cia_questioner_first',
-           'cia_judge_system', 'cia_judge_user', 'cia_invalid_answer', 'cia_repeated_answer', 'cia_answers',
-           'cia_observation', 'cia_judge_sampling', 'protocols', 'lenient_protocols', 'paper_judge_chat',
-           'strip_thinking', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'questioner_sampling', 'chat_so_far',
-           'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient',
-           'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge',
-           'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
-           'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
-           'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'Protocol',
-           'get_protocol', 'CandidateAnswers', 'Game', 'game_protocol', 'game_secrets', 'with_budget',
-           'protocol_sampling', 'sampled_with', 'new_game', 'game_over', 'draw_shortlist', 'play_lockstep']
-
-# %% ../nbs/07_protocols.ipynb #642848a8
-paper_questioner_system = (
-    'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\n'
-    'The secret is randomly drawn from the 2500 most frequent nouns of the English language.\n'
-    'Ask clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\n'
-    'Consider previous answers to inform your subsequent questions, and keep track of the information you gather.\n'
-    'You have a maximum of 20 questions to guess the secret word correctly. Focus on deductive reasoning,\n'
-    'and avoid open-ended questions. Start with a broad question and refine your queries as you progress.')
-
-paper_questioner_first = (
-    'Ask a question to gain additional information about the secret or guess what the secret is\n'
-    'Instructions:\n'
-    '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
-    '2. Your question must be a single, brief question. Do not provide any additional commentary or reasoning.\n'
-    'Ask your question:')
-
-paper_judge_system = (
-    "You are the Answerer in a game of 20 Questions.\n"
-    "The secret is randomly drawn from the 2500 most frequent nouns of the English language.\n"
-    "The secret word you have in mind is '[ANSWER]'.\n"
-    "Your role is to answer the questioner's questions with short and precise responses: 'Yes' or 'No'.\n"
-    "Do not provide extra hints or commentary beyond your answer.\n"
-    "Remain consistent and ensure that your responses accurately reflect the secret word.\n"
-    "Remember, your goal is to let the questioner deduce the word within 20 questions.")
-
-paper_judge_user = (
-    'Given the following question, is the correct response "Yes" or "No"?\n'
-    'If the question exactly matches the secret, the answer should be "Finished".\n'
-    'Question: \'[QUESTION]\'\n'
-    'Instructions:\n'
-    '1. Answer the question to the best of your abilities.\n'
-    '2. Provide your chain-of-thought reasoning step by step within XML <think>...</think> tags\n'
-    '3. Don\'t think longer than three brief sentences.\n'
-    '4. Then, provide your final answer within XML tags as <answer>[Yes/No/Finished]</answer>\n'
-    '5. Answer with "No" if the question is empty.\n'
-    'Give your answer in the format <think>...</think><answer>[Yes/No]</answer>:')
-
-# %% ../nbs/07_protocols.ipynb #607b9e95
-def paper_judge_chat(secret:str, # the secret word
-                     question:str, # the questioner's question
-                    ) -> list[dict]:
-    "The judge's chat for one question under the paper's protocol."
-    return [{"role": "system", "content": paper_judge_system.replace("[ANSWER]", secret)},
-            {"role": "user", "content": paper_judge_user.replace("[QUESTION]", question)}]
+__all__ = ['judge_sampling', 'template_kw', 'strip_thinking', 'questioner_sampling', 'ask_question', 'answer_questioner',
+           'ask_judge', 'chat_so_far', 'Protocol', 'CandidateAnswers', 'Game', 'game_protocol', 'game_secrets',
+           'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over', 'draw_shortlist',
+           'play_lockstep']
 
 # %% ../nbs/07_protocols.ipynb #f48f6812
 def strip_thinking(raw:str|None, # a model's reply, as generated
@@ -84,47 +27,6 @@ def strip_thinking(raw:str|None, # a model's reply, as generated
     m = re.search(r"<think>(.*?)(</think>|\Z)", raw, re.S | re.I)
     if not m: return "", raw.strip(), True
     return m.group(1).strip(), (raw[:m.start()] + raw[m.end():]).strip(), bool(m.group(2))
-
-# %% ../nbs/07_protocols.ipynb #5b848eed
-unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
-
-_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
-# fsdp_workers.py L84: what the authors' code removes
-_unclean = re.compile(r"[^a-zA-Z0-9., ]+")
-
-def parse_judge(raw:str|None, # the judge's reply, as generated
-               ) -> tuple[str, bool]:
-    ("The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are "
-     "answered `unparsed_answer`.")
-    if not strip_thinking(raw)[2]: return unparsed_answer, False     # cut off while thinking: never an answer
-    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
-    word = said[0] if said else ""
-    return (word.capitalize(), True) if word in ("yes", "no", "finished") else (unparsed_answer, False)
-
-# %% ../nbs/07_protocols.ipynb #8ff2ade7
-_answer_tag = re.compile(r"<answer>\s*\[?\s*(yes|no|finished)\s*\]?\s*\.?\s*</answer>", re.I)
-_words = "yes|no|skip|finished"                        # the answers a judge can give, in any protocol
-_opt = rf"[\"'\[]?\b(?:{_words})\b[\"'\]]?"           # an answer word, maybe quoted
-_quoted = rf"[\"'\[](?:{_words})[\"'\]]"
-_options = re.compile(
-    rf"{_opt}(?:\s*(?:-|/|,?\s*\bor\b)\s*{_opt})+|{_quoted}(?:\s*,\s*{_quoted})+(?:\s*,?\s*or\s*{_quoted})?", re.I)
-
-def drop_options(text:str, # a judge's reply
-                ) -> str:
-    ("`text` without the lists that name the answers instead of giving one: 'a yes-no question', \"'yes', 'no', or "
-     "'skip'\", 'Yes or No'.")
-    named = lambda m: len({w.lower() for w in re.findall(_words, m.group(0), re.I)}) > 1
-    return _options.sub(lambda m: " " if named(m) else m.group(0), text or "")
-
-def parse_judge_lenient(raw:str|None, # the judge's reply, as generated
-                       ) -> tuple[str, bool]:
-    ("twentyq's forgiving reading of the paper judge: the last well-formed tag, else the one answer word "
-     "named outside the thinking.")
-    _, rest, closed = strip_thinking(raw)
-    if not closed: return unparsed_answer, False
-    if tags := _answer_tag.findall(raw or ""): return tags[-1].capitalize(), True
-    words = {w.capitalize() for w in re.findall(r"\b(yes|no|finished)\b", drop_options(rest), re.I)}
-    return (words.pop(), True) if len(words) == 1 else (unparsed_answer, False)
 
 # %% ../nbs/07_protocols.ipynb #9569c3e6
 def questioner_sampling(model:str, # questioner model name or id
@@ -138,375 +40,35 @@ judge_sampling = Sampling(temperature=0.0, max_new_tokens=1024)
 template_kw = dict(enable_thinking=False)
 
 # %% ../nbs/07_protocols.ipynb #db04edc2
-_new_turn = new_turn   # the record's one builder of turns (`runs`)
+def ask_question(game:dict, # a game in play
+                 question:str, # the questioner's reply, as the protocol records it
+                ) -> dict:
+    "Record `question` as the questioner's message and a new turn, one more question asked; return the turn."
+    game["messages"].append({"role": "assistant", "content": question})
+    t = new_turn(game, question)
+    game["n_questions"] += 1
+    return t
 
-def _answer(game, text):
+def answer_questioner(game:dict, # a game in play
+                      text:str, # what the questioner is shown
+                     ):
     "Give the questioner `text` as the next user message and close the current turn."
     game["messages"].append({"role": "user", "content": text})
     game["turns"][-1]["n_messages"] = len(game["messages"])
+
+def ask_judge(game:dict, # a game in play
+              reply:str, # the questioner's reply, a question for the judge
+              judge_chat:Callable, # (secret, question) -> the judge's chat
+             ) -> list[dict]:
+    "The `on_reply` of a protocol whose every reply is a question: record it, and return `judge_chat`'s chat for it."
+    ask_question(game, reply)
+    return judge_chat(game["secret"], reply)
 
 def chat_so_far(game):
     "The questioner's next chat for the paper and evals: the whole conversation so far."
     return game["messages"]
 
-# %% ../nbs/07_protocols.ipynb #5dcc39d7
-def paper_start(game):
-    "The paper's opening: its questioner system prompt and first instruction."
-    game["messages"] = [{"role": "system", "content": paper_questioner_system},
-                        {"role": "user", "content": paper_questioner_first}]
-    game["n_start"] = 2
-
-def paper_on_reply(game, reply):
-    "Every reply is a question: record it and return the judge's chat for it."
-    game["messages"].append({"role": "assistant", "content": reply})
-    _new_turn(game, reply)
-    game["n_questions"] += 1
-    return paper_judge_chat(game["secret"], reply)
-
-def paper_on_judge(game, raw, lenient=False):
-    ("Read the judge's reply (`parse_judge`, or `parse_judge_lenient`), answer the questioner, and end "
-     "the game on 'Finished'.")
-    t = game["turns"][-1]
-    t["judge_raw"] = raw
-    t["answer"], t["parse_ok"] = (parse_judge_lenient if lenient else parse_judge)(raw)
-    _answer(game, t["answer"])
-    if t["answer"] == "Finished": game["won"], game["win_turn"] = True, game["n_questions"]
-
-# %% ../nbs/07_protocols.ipynb #f50079f8
-evals_guesser = ("You are about to play the game '20 questions'. The other player has thought of a noun which you "
-                 "should try to guess. You can ask 20 yes/no questions, to which they will answer 'yes', 'no', or "
-                 "'skip' (if they cannot answer your question). You should try to guess the word as soon as possible, "
-                 "using the least amount of questions. To guess a word, type [GUESS <word>] – for example to guess "
-                 "the word 'sibling', output [GUESS sibling]. Your score will be 0 if you do not guess correctly, and "
-                 "{max_questions} minus the number of questions you asked if you guess correctly. Start by "
-                 "asking your first question.")
-evals_shortlist_insert = "The noun is in this list: {shortlist}.\n"
-evals_gamemaster = ("You are about to play the game '20 questions'. You'll be given a noun, which the other player "
-                    "will try to guess. They will ask 20 yes/no questions to try to guess the word. You will answer "
-                    "their questions with 'yes', 'no', or 'skip'. The word is: {word}.")
-evals_incorrect_guess = "Guess {guess} is incorrect. Ask more questions, or make another guess!"
-evals_violation = ("Your output was neither a guess nor a question. Try again! You can ask a yes/no question, or make "
-                   "a guess by outputting [GUESS <word>].")
-
-def evals_task(max_questions:int=20, # questions allowed
-               shortlist:list[str]|None=None, # the shortlist variant's words, or None
-              ) -> str:
-    ("The guesser's task description, with the shortlist (written as a Python list, as evals does) for "
-     "the shortlist variant.")
-    text = evals_guesser.replace("{max_questions}", str(max_questions))
-    if shortlist is None: return text
-    at = text.index("which you should try to guess. ") + len("which you should try to guess. ")
-    return text[:at] + evals_shortlist_insert.format(shortlist=list(shortlist)) + text[at:]
-
-# %% ../nbs/07_protocols.ipynb #76a19767
-_evals_guess = re.compile(r"\[GUESS (.*?)\]")            # eval.py L19
-_guess_lenient = re.compile(r"\[\s*GUESS\s+([^\]]+?)\s*\]", re.I)
-
-def evals_classify(reply:str, # the guesser's output
-                  ) -> tuple[str, str|None]:
-    ("evals' reading: ('guess', the text of the first `[GUESS …]` as written), else ('question', None) for a '?', "
-     "else ('violation', None).")
-    if m := _evals_guess.search(reply): return "guess", m.group(1)
-    return ("question", None) if "?" in reply.strip() else ("violation", None)
-
-def evals_classify_lenient(reply:str, # the guesser's output
-                          ) -> tuple[str, str|None]:
-    ("twentyq's forgiving reading: `[guess word]` in any case and spacing, quotes and a full stop "
-     "dropped, the word lowercased.")
-    if m := _guess_lenient.search(reply): return "guess", m.group(1).strip().strip(".'\"").lower()
-    return ("question", None) if "?" in reply else ("violation", None)
-
-# %% ../nbs/07_protocols.ipynb #9cd1aa99
-def parse_gamemaster(raw:str, # the gamemaster's reply
-                    ) -> tuple[str, bool]:
-    "The gamemaster's answer as Yes/No/Skip, and whether it parsed (unparsed replies are recorded as Skip)."
-    m = re.search(r"\b(yes|no|skip)\b", drop_options(raw), re.I)
-    return (m.group(1).capitalize(), True) if m else ("Skip", False)
-
-def evals_gamemaster_chat(game:dict, # an evals game whose last turn is a question
-                         ) -> list[dict]:
-    "The gamemaster's chat: its prompt, then the conversation so far from its side (`utils.py` `format_msg`)."
-    chat = [{"role": "system", "content": evals_gamemaster.format(word=game["secret"])}]
-    for t in game["turns"]:
-        chat.append({"role": "user", "content": t["question"]})
-        if t["n_messages"] is None: continue                      # the question being asked now
-        own = t["kind"] == "question"                             # a question was answered by the gamemaster itself
-        chat.append({"role": "assistant", "content": t["judge_raw"]} if own else
-                    {"role": "user", "content": game["messages"][t["n_messages"] - 1]["content"]})
-    return chat
-
-# %% ../nbs/07_protocols.ipynb #d2254cde
-def evals_start(game):
-    "evals' opening: the task description (with the shortlist, if any) as the system message."
-    task = evals_task(game["max_questions"], game.get("shortlist"))
-    game["messages"] = [{"role": "system", "content": task}]
-    game["n_start"] = 1
-
-def evals_on_reply(game, reply, lenient=False):
-    ("Read the guesser's output: a question goes to the gamemaster (its chat is returned); a guess or a "
-     "violation is settled here.")
-    game["messages"].append({"role": "assistant", "content": reply})
-    kind, guess = (evals_classify_lenient if lenient else evals_classify)(reply)
-    t = _new_turn(game, reply, kind, guess)
-    if kind == "question":
-        game["n_questions"] += 1
-        return evals_gamemaster_chat(game)
-    names = [game["secret"], *(game.get("variants") or [])] if lenient else [game["secret"]]
-    if kind == "guess" and guess.lower() in {n.lower() for n in names}:
-        game["won"], game["win_turn"] = True, game["n_questions"] + 1
-        t["answer"] = "Correct"
-        _answer(game, "Correct!")   # closes the turn; the game ends here
-    else: _answer(game, evals_incorrect_guess.format(guess=guess) if kind == "guess" else evals_violation)
-    return None
-
-def evals_on_judge(game, raw, lenient=False):
-    ("Record the gamemaster's reply and its parsed answer; show the guesser the reply as written (or, if "
-     "`lenient`, the answer).")
-    t = game["turns"][-1]
-    t["judge_raw"] = raw
-    t["answer"], t["parse_ok"] = parse_gamemaster(raw)
-    _answer(game, t["answer"].lower() if lenient else raw)
-
-# %% ../nbs/07_protocols.ipynb #cf5f6592
-lmrl_oracle = (
-    'You are a question answering oracle. You will answer each question about an object with Yes or No. If the answer '
-    'could be both, answer with the most typical scenario. Here are a few examples:\n\n'
-    'example 1:\n'
-    'object: Computer\n'
-    'question: Does the object use electricity?\n'
-    'answer: Yes.\n'
-    'explanation of answer: Computers need electricity to function.\n\n'
-    'example 2:\n'
-    'object: Cup\n'
-    'question: Is the object a piece of furniture?\n'
-    'answer: No.\n'
-    'explanation of answer: A cup is a utensil, not a furniture.\n\n'
-    'example 3:\n'
-    'object: Pen\n'
-    'question: Is the object alive?\n'
-    'answer: No.\n'
-    'explanation of answer: A pen is not a living organism.\n\n'
-    'example 4:\n'
-    'object: Apple\n'
-    'question: Is it edible?\n'
-    'answer: Yes.\n'
-    'explanation of answer: An apple is an edible fruit.\n\n'
-    'Answer the question about the object truthfully.\n'
-    'object: {{word}}\n'
-    'question: {{question}}\n'
-    'answer (yes or no):')
-
-# %% ../nbs/07_protocols.ipynb #769dd09f
-lmrl_intro = ('You are playing a game of twenty questions. You can ask 20 yes-no questions to determine the identity '
-              'of an object chosen by an oracle. Each turn, you can ask a question and receives a "Yes" '
-              'or "No" as the answer.')
-lmrl_intro_rest = (" You are smart, so you will ask the question that will narrow down the possible objects as much as "
-                   "possible. Don't get stuck on one idea and try to branch out if you get stuck.")
-lmrl_first = "\n\nGenerate the first yes-no question you will ask to determine the object."
-lmrl_history = "\n\nHere are the questions you've asked and their corresponding answers:\n{history}\n\n"
-lmrl_next = ("Based on what you know about the object so far, generate the next yes-no question you will ask "
-             "to determine the object.")
-lmrl_final = (
-    "Based on what you know about the object so far, generate your final guess of what the object is. Only guess one "
-    "object.\n\n"
-    "Is the object")
-
-def lmrl_guesser_prompt(qa:list[tuple[str, str]], # (question, answer) pairs so far
-                        max_questions:int=20, # questions allowed
-                       ) -> str:
-    "The LMRL-Gym guesser prompt for the next turn."
-    n = len(qa)
-    if n == 0: return lmrl_intro + lmrl_intro_rest + lmrl_first
-    asked = (f" You have already asked {n} questions, so this is your final guess." if n == max_questions - 1
-             else f" You have already asked {n} questions.")
-    history = "\n".join(f"{q} {a}." for q, a in qa)
-    return (lmrl_intro + asked + lmrl_intro_rest + lmrl_history.format(history=history)
-            + (lmrl_final if n == max_questions - 1 else lmrl_next))
-
-# %% ../nbs/07_protocols.ipynb #08a0f0dc
-def parse_oracle(raw:str|None, # the oracle's reply
-                ) -> tuple[str, bool]:
-    "LMRL's reading: Yes/No when the stripped, lowercased reply starts with yes/no; else `unparsed_answer`, not parsed."
-    m = re.match(r"yes|no", (raw or "").strip().lower())
-    return (m.group(0).capitalize(), True) if m else (unparsed_answer, False)
-
-def parse_oracle_lenient(raw:str|None, # the oracle's reply
-                        ) -> tuple[str, bool]:
-    "twentyq's forgiving reading: the first whole word yes/no anywhere, lists that name the options set aside."
-    m = re.search(r"\b(yes|no)\b", drop_options(raw), re.I)
-    return (m.group(1).capitalize(), True) if m else (unparsed_answer, False)
-
-# %% ../nbs/07_protocols.ipynb #9fd8300e
-def lmrl_start(game):
-    "LMRL's opening: the first-turn guesser prompt."
-    game["messages"], game["n_start"] = [{"role": "user", "content": lmrl_guesser_prompt([])}], 1
-
-def lmrl_questioner_chat(game):
-    "LMRL's guesser sees one freshly built prompt per turn, not the chat so far."
-    qa = [(t["question"], t["answer"]) for t in game["turns"]]
-    return [{"role": "user", "content": lmrl_guesser_prompt(qa, game["max_questions"])}]
-
-# %% ../nbs/07_protocols.ipynb #5ffb86c8
-def lmrl_on_reply(game, reply):
-    ("Record the guesser's question, stripped and as written, and return the oracle's chat: every "
-     "question goes to the oracle.")
-    q = reply.strip()
-    game["messages"].append({"role": "assistant", "content": q})
-    _new_turn(game, q)
-    game["n_questions"] += 1
-    return [{"role": "user", "content": lmrl_oracle.replace("{{word}}", game["secret"]).replace("{{question}}", q)}]
-
-def lmrl_on_judge(game, raw, lenient=False):
-    ("Read the oracle's answer (`parse_oracle`, or `parse_oracle_lenient`); won when it is Yes and the "
-     "question names the object.")
-    t = game["turns"][-1]
-    t["judge_raw"] = raw
-    t["answer"], t["parse_ok"] = (parse_oracle_lenient if lenient else parse_oracle)(raw)
-    _answer(game, t["answer"])
-    if t["answer"] == "Yes" and lmrl_is_done(t["question"], game["secret"], game.get("variants") or []):
-        game["won"], game["win_turn"] = True, game["n_questions"]
-
-# %% ../nbs/07_protocols.ipynb #34d51f0d
-cia_questioner_system = (
-    'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\n'
-    'The secret is randomly drawn from the most frequent nouns of the English language.\n\n'
-    'Ask clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\n'
-    'Consider previous answers to inform your subsequent questions, and keep track of the information you gather.\n'
-    'Focus on deductive reasoning, start with a broad question and refine your queries as you progress.')
-cia_questioner_first = (
-    'Ask a question to gain additional information about the secret or guess what the secret is.\n\n'
-    'Instructions:\n'
-    '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
-    '2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\n'
-    'Ask your question: ')
-
-# %% ../nbs/07_protocols.ipynb #9ba845e4
-cia_judge_system = (
-    "You are the Answerer in a game of 20 Questions. \n"
-    "Your role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', "
-    "'Repeated', or 'Finished'. \n"
-    "Do not provide extra hints or commentary beyond your answer. Remain consistent and ensure that your responses "
-    "accurately reflect the secret word. Answer the question to the best of your abilities.")
-cia_judge_user = (
-    "The secret that has to be guessed is '{0}'. Given the following history of questions asked and the current "
-    "question, is the correct response 'Yes' or 'No'? If there is not a yes/no question, respond with 'Invalid'; "
-    "gibberish text or deviating from the game also counts as invalid. If the question mentions the secret, the "
-    "answer should be 'Finished'. If the question has already been asked in the history of questions, answer "
-    "'Repeated'. Otherwise, answer 'Yes' or 'No' to the question.\n\n"
-    "History of questions asked: '{2}'\n"
-    "Question: '{1}'\n\n"
-    "Instructions:\n"
-    "1. Answer the question to the best of your abilities, unless it is invalid.\n"
-    "2. Provide your chain-of-thought reasoning step by step.\n"
-    "3. Don't think longer than two brief sentences.\n"
-    "4. Then, provide your final answer within XML tags as <answer>[Yes/No/Invalid/Repeated/Finished]</answer>.\n"
-    "5. If the question '{1}' asks the secret '{0}' (e.g., 'Is the word {0}?'), answer 'Finished'.\n"
-    "6. If the question mentions the secret '{0}' (e.g., 'Is it related to {0}?'), answer 'Finished'.\n"
-    "7. If the question asks a semantically equivalent variation of the secret (e.g., 'laugh' and 'laughter'), answer "
-    "'Finished'.\n"
-    "8. If the text given by the questioner is not a valid question, answer 'Invalid'. \n"
-    "9. If the question consists of multiple questions, answer 'Invalid'.\n"
-    "10. If the question has already been asked in the history of questions, answer 'Repeated'.\n"
-    "11. In all other cases, answer either 'Yes' or 'No'.\n"
-    "12. IMPORTANT: Provide all reasoning and responses in English only.\n\n"
-    "Please reason step by step, and give your final answer in the format "
-    "<answer>[Yes/No/Invalid/Repeated/Finished]</answer>: ")
-
-# %% ../nbs/07_protocols.ipynb #2b8b1a47
-cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
-cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
-
-# %% ../nbs/07_protocols.ipynb #06b639b9
-def _flat(text:str) -> str: return (text or "").replace("\n", "").strip()
-
-def cia_judge_chat(secret:str, # the secret word
-                   question:str, # the questioner's question
-                   history:list[str]=(), # the questions asked before it
-                  ) -> list[dict]:
-    "The judge's chat for one question under the successor's protocol."
-    return [{"role": "system", "content": cia_judge_system},
-            {"role": "user", "content": cia_judge_user.format(secret, _flat(question), "; ".join(map(_flat, history)))}]
-
-# %% ../nbs/07_protocols.ipynb #303abc42
-cia_answers = ("yes", "no", "repeated", "invalid", "finished")
-
-def parse_cia_judge(raw:str|None, # the judge's reply, as generated
-                   ) -> tuple[str, bool]:
-    "The successor judge's word (lowercase, one of `cia_answers`) and whether `raw` gave one; others read 'invalid'."
-    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
-    word = said[0] if said else ""
-    return (word, True) if word in cia_answers else ("invalid", False)
-
-# %% ../nbs/07_protocols.ipynb #1575ee69
-_cia_control = re.compile(r"[\x00-\x1f\x7f-\xa0\u2028\u2029]")    # syntax.py `sentence`: compiled_constants.py L3
-
-def cia_invalid(question:str, # the questioner's reply
-               ) -> list[str]:
-    "Why `question` is invalid by the successor's code checks (none: valid)."
-    q = (question or "").strip().lower()
-    why = ["too_long_action"] if len(q) > 500 else ["too_short_action"] if len(q) < 2 else []
-    if not q.endswith("?"): why.append("no_question")
-    if q.count("?") > 1: why.append("multiple_questions")
-    if _cia_control.search(q): why.append("invalid_chars")
-    return why
-
-def cia_names_secret(question:str, # the questioner's reply
-                     secret:str, # the secret word
-                    ) -> bool:
-    "The `exact` check: the lowercased secret is one word of the question, punctuation and digits removed."
-    words = re.sub(r"[^\w\s-]|[\d]", "", (question or "").strip().lower()).split()
-    return secret.strip().lower() in words
-
-def correct_cia(question:str, # the questioner's reply
-                said:str, # the judge's word (`parse_cia_judge`)
-                secret:str, # the secret word
-               ) -> tuple[str, list[str]]:
-    "(the corrected answer word, why it was changed or kept): `correct_obs` with the evaluation's methods."
-    bad = cia_invalid(question)
-    if cia_names_secret(question, secret):
-        return ("invalid", bad) if bad else ("finished", [] if said == "finished" else ["named_secret"])
-    if bad: return "invalid", bad
-    if said in ("invalid", "repeated"): return said, [f"{said}_by_judge"]
-    if said == "finished": return "yes", ["false_positive"]
-    return said, []
-
-# %% ../nbs/07_protocols.ipynb #d4b94f87
-cia_observation = {"yes": "yes", "no": "no", "invalid": cia_invalid_answer,
-                   "repeated": cia_repeated_answer, "finished": "finished"}
-
-def cia_start(game):
-    "The successor's opening: its questioner system prompt and first instruction."
-    game["messages"] = [{"role": "system", "content": cia_questioner_system},
-                        {"role": "user", "content": cia_questioner_first}]
-    game["n_start"] = 2
-
-def cia_on_reply(game, reply):
-    "Every reply is a question: record it, and return the judge's chat with the questions asked before it."
-    history = [t["question"] for t in game["turns"]]
-    game["messages"].append({"role": "assistant", "content": reply})
-    _new_turn(game, reply)
-    game["n_questions"] += 1
-    return cia_judge_chat(game["secret"], reply, history)
-
-def cia_on_judge(game, raw):
-    "Read and correct the judge's answer, show the questioner the code's observation, and end the game on Finished."
-    t = game["turns"][-1]
-    said, t["parse_ok"] = parse_cia_judge(raw)
-    word, t["correction"] = correct_cia(t["question"], said, game["secret"])
-    t["judge_raw"], t["judge_answer"], t["answer"] = raw, said.capitalize(), word.capitalize()
-    _answer(game, cia_observation[word])
-    if word == "finished": game["won"], game["win_turn"] = True, game["n_questions"]
-
-# %% ../nbs/07_protocols.ipynb #58358c1b
-def cia_questioner_sampling(model:str, # questioner model name or id (any family: one setting)
-                            max_new_tokens:int=50, # longest question
-                           ) -> Sampling:
-    "The successor's questioner sampling at evaluation."
-    return Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=max_new_tokens)
-
-cia_judge_sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=250)
-
-# %% ../nbs/07_protocols.ipynb #b2d5d320
+# %% ../nbs/07_protocols.ipynb #b2d5d3c0
 @dataclass
 class Protocol:
     "One protocol of a game: how a game starts, what the questioner sees, and how replies are judged."
@@ -528,39 +90,6 @@ class Protocol:
     belief_prompt: str = "paper"         # the belief prompt its games are scored under (`onepass.belief_prompts`)
     secrets: str|None = None             # the secret list the main job plays it on (None: the scale's)
 
-protocols = {
-    "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
-    "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40, guess_form="[GUESS {}]",
-                      secret_answer="Yes", secrets="evals207"),
-    "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge,
-                                max_replies=40, shortlist=20, guess_form="[GUESS {}]", secret_answer="Yes",
-                                secrets="evals207"),
-    "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat,
-                     guess_form="Is the object {}?", secret_answer="Yes"),
-    "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling,
-                    questioner_max_tokens=50, judge_decoding=cia_judge_sampling, belief_prompt="cia"),
-}
-
-# %% ../nbs/07_protocols.ipynb #4457b530
-def _forgiving(P:Protocol, **callbacks) -> Protocol:
-    "`P` marked lenient, with the given callbacks switched to their forgiving readings."
-    return replace(P, lenient=True, **{k: partial(f, lenient=True) for k, f in callbacks.items()})
-
-lenient_protocols = {
-    "paper": _forgiving(protocols["paper"], on_judge=paper_on_judge),
-    "evals": _forgiving(protocols["evals"], on_reply=evals_on_reply, on_judge=evals_on_judge),
-    "evals-shortlist": _forgiving(protocols["evals-shortlist"], on_reply=evals_on_reply, on_judge=evals_on_judge),
-    "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
-}
-
-def get_protocol(name:str, # a protocol's name: a key of `protocols`
-                 lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
-                ) -> Protocol:
-    "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."
-    if name not in protocols: raise ValueError(f"Unknown protocol {name!r}; known: {', '.join(protocols)}")
-    if lenient and name not in lenient_protocols:
-        raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
-    return (lenient_protocols if lenient else protocols)[name]
 
 # %% ../nbs/07_protocols.ipynb #a1e0c002
 @dataclass
@@ -573,15 +102,14 @@ class CandidateAnswers:
 
 @dataclass
 class Game:
-    "One information-seeking game: its protocols, the secrets it is played on, its answers and its model-free players."
+    "One information-seeking game: its protocols, the secrets it is played on and its model-free players."
     name: str                            # its name: a key of `games.games`
     protocols: dict                      # {name: Protocol}, each by its source's rules
     secrets: str                         # the shipped list its games are played on when none is given
     protocol_secrets: dict = field(default_factory=dict)   # {protocol: list} for a protocol played on another list
     lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
-    open_questions: bool = False         # whether its questioner may ask open questions, not only closed ones
-    answers: tuple = ("Yes", "No")       # its judges' closed answers
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
+    judge: str|None = None               # the judge of a model questioner when none is named (None: itself)
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)
     readable: Callable|None = None       # games -> the share of their questions its knowledge judge reads
     belief_prompt: str = "paper"         # the belief prompt its games are scored under when none is named
@@ -644,8 +172,8 @@ def new_game(protocol:Protocol, # the protocol
 def game_over(protocol:Protocol, # the protocol
               game:dict, # a game in play
              ) -> bool:
-    "Whether the game has ended: won, out of questions, or out of replies."
-    return (game["won"] or game["n_questions"] >= protocol.max_questions
+    "Whether the game has ended: won, out of questions, out of replies, or ended by its rules (`ended` says why)."
+    return (game["won"] or bool(game.get("ended")) or game["n_questions"] >= protocol.max_questions
             or (protocol.max_replies is not None and len(game["turns"]) >= protocol.max_replies))
 
 def draw_shortlist(secret:str, # the secret (always on the list)

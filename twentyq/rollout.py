@@ -36,13 +36,15 @@ class RunSpec:
     questioner:str="smollm2-135m" # questioner model: embedded name, local folder or Hugging Face id
     judge:str|None=None # judge model (default: the questioner; for a model-free questioner, its game's knowledge judge)
     game:str|None=None # a game's name, a key of `games.games` (None: Twenty Questions)
-    protocol:str="paper" # a protocol's name (a key of the game's `protocols`)
+    # a protocol's name (a key of the game's `protocols`; None: its first, the paper's for Twenty Questions)
+    protocol:str|None=None
     # word-list file, or a shipped list's name (None: the game's list for the protocol, `protocols.game_secrets`)
     secrets:str|None=None
     iterations:int=1 # games per secret
     limit:int|None=None # play only the first `limit` secrets
     seed:int=0 # run seed
-    max_questions:int=20 # questions per game (the protocols allow 20; evals' reply limit stays twice this)
+    # questions per game (None: the protocol's, 20; Wordle's 6 guesses); evals' reply limit stays twice this
+    max_questions:int|None=None
     questioner_max_tokens:int|None=None # longest questioner reply (None: the protocol's, 1024; cia 50)
     # longest judge reply (None: the protocol's, 1024, as the paper's judge thinks first; cia 250)
     judge_max_tokens:int|None=None
@@ -65,13 +67,21 @@ class RunSpec:
     # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
     prefix_cache_tokens:int=32768
 
+    def __post_init__(self):
+        "The game's defaults, resolved once where the run enters: its first protocol, and that protocol's budget."
+        G = get_game(self.game)
+        if self.protocol is None: object.__setattr__(self, "protocol", next(iter(G.protocols)))
+        if self.max_questions is None:
+            object.__setattr__(self, "max_questions", game_protocol(G, self.protocol).max_questions)
+
+
 # %% ../nbs/20_rollout.ipynb #15993b80
 @patch(as_prop=True)
 def roles(self:RunSpec) -> dict:
     "{role: (model, engine, servers)} of the questioner and the judge, as `players.players` takes them."
     return {"questioner": (self.questioner, self.questioner_engine or self.engine,
                            self.questioner_server or self.server),
-            "judge": (self.judge or default_judge(self.questioner), self.judge_engine or self.engine,
+            "judge": (self.judge or default_judge(self.questioner, self.game), self.judge_engine or self.engine,
                       self.judge_server or self.server)}
 
 # %% ../nbs/20_rollout.ipynb #b0a1c0de
@@ -109,7 +119,7 @@ def run_config(spec:RunSpec, # the run
                template_kw=template_kw, lenient=spec.lenient, twentyq_version=__version__)
     if servers: cfg["servers"] = servers
     # the model-free players: their game's knowledge decides the games
-    if is_model_free(spec.questioner) or is_model_free(roles["judge"][0]):
+    if G.knowledge and (is_model_free(spec.questioner) or is_model_free(roles["judge"][0])):
         cfg["knowledge_sha256"] = file_sha256(data_path(G.knowledge))
     if dtype != "float32":   # in lower precision reused K/V and a row's batch-mates can change its replies
         cfg.update(prefix_cache_tokens=spec.prefix_cache_tokens, max_active=spec.max_active, batch_size=spec.batch_size)
@@ -154,7 +164,7 @@ def play(spec:RunSpec|None=None, # the run, whole; or give its fields (below) as
          progress:bool=True, # show a progress bar
          **kwargs) -> pd.DataFrame:
     "Play every secret `iterations` times, questioner against judge, all games in lockstep; one row per game."
-    return play_runs([replace(spec or RunSpec(), **kwargs)], [out], progress)[0]
+    return play_runs([replace(spec, **kwargs) if spec else RunSpec(**kwargs)], [out], progress)[0]
 
 play.__delwrap__ = RunSpec   # docments read a dataclass's fields from its body (its generated __init__ has no source)
 

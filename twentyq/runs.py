@@ -344,7 +344,8 @@ def record_qa(record:dict, # a game record
 
 # %% ../nbs/01_runs.ipynb #0fef63cd
 display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",
-                 "wordnet-judge": "WordNet judge", "cities": "city questioner", "cities-judge": "city judge"}
+                 "wordnet-judge": "WordNet judge", "cities": "city questioner", "cities-judge": "city judge",
+                 "wordle": "Wordle questioner", "wordle-judge": "Wordle environment"}
 # the suffix of a trained model's folder (`<base>-<suffix>`), and its label
 trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}
 

@@ -18,7 +18,7 @@ from verifiers.v1.types import content_text
 from .sampling import Sampling
 from .serving import server_fields
 from .protocols import chat_so_far, game_over, game_protocol, new_game, template_kw
-from .games import get_game
+from .games import get_game, knowledge_judge
 from .players import player, check_role, check_game
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
@@ -35,10 +35,10 @@ class TwentyQTaskConfig(vf.TaskConfig):
 class TwentyQConfig(vf.TasksetConfig):
     "`--env.taskset.*`: the games, as `twentyq play`'s options name them."
     game: str|None = None   # a game's name (a key of `games.games`; None: Twenty Questions)
-    protocol: str = "paper"   # a protocol's name (a key of the game's protocols)
+    protocol: str|None = None   # a protocol's name (a key of the game's protocols; None: its first)
     secrets: str|None = None   # a shipped list's name, or a word-list file (None: the game's list for the protocol)
     iterations: int = 1   # games per secret
-    max_questions: int = 20   # questions per game
+    max_questions: int|None = None   # questions per game (None: the protocol's)
     seed: int = 0   # run seed: shortlists and per-reply seeds
     greedy: bool = False   # the questioner decodes greedily instead of by the protocol's sampling
     lenient: bool = False   # twentyq's forgiving readings instead of the source's rules
@@ -151,13 +151,13 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
 class TwentyQEnvConfig(vf.EnvConfig):
     "`--env.*`: the players."
     questioner: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())   # the policy (`--env.questioner.*`)
-    judge: str = "wordnet-judge"   # a twentyq player: model-free, or a model
+    judge: str|None = None   # a twentyq player: model-free, or a model (None: the game's model-free judge)
     judge_engine: str = "hf"   # the judge's engine: "hf", "openai" or "vllm"
     judge_server: str|None = None   # the openai engine's server(s)
 
     @field_validator("judge")
     @classmethod
-    def _can_judge(cls, name): return check_role(name, "judge")   # refused before any game
+    def _can_judge(cls, name): return name and check_role(name, "judge")   # refused before any game
 
 @functools.cache
 def _judge(name, engine, server):
@@ -174,7 +174,7 @@ def _shown(game, P) -> list[dict]:
 class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
     "A game: the questioner (the policy) asks, the protocol and the judge answer."
     async def judge_reply(self, P, game, chat, spec):
-        be, lock = _judge(self.config.judge, self.config.judge_engine, self.config.judge_server)
+        be, lock = _judge(spec.judge, self.config.judge_engine, self.config.judge_server)
         s = replace(samplings(spec)[1], seed=game_seeds(spec.seed, [game], "judge")[0])
         def call():
             with lock: return be.generate([chat], s)[0]
@@ -182,7 +182,8 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
 
     async def run(self, task, agents):
         d = task.data
-        spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=check_game(self.config.judge, d.spec["game"]))
+        judge = check_game(self.config.judge or knowledge_judge(d.spec["game"]), d.spec["game"])
+        spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=judge)
         P = run_protocol(spec)
         game = new_game(P, **d.game, questioner=spec.questioner, judge=spec.judge)
         async with agents.questioner.interaction(task) as q:
