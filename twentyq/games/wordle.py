@@ -71,7 +71,7 @@ def pattern_codes(guesses:list[str], # m five-letter guesses (a-z)
     (W, present), G = _encoded(tuple(words)), _letters(guesses)
     green = G[:, None, :] == W[None, :, :]                        # (m, n, 5)
     yellow = ~green & present[G].transpose(0, 2, 1)               # the letter is elsewhere in the word
-    return ((2 * green + yellow) * 3 ** np.arange(5)).sum(-1)
+    return (green.astype(np.int16) * 2 + yellow) @ (3 ** np.arange(5, dtype=np.int16))   # int16: 5 bytes a pair
 
 # %% ../../nbs/15_wordle.ipynb #90956f68
 lmrl_wordle_header = "Wordle:\n"   # env.py L8
@@ -298,7 +298,8 @@ def best_guesses(words:tuple[str, ...], # the consistent words
                 ) -> tuple[str, ...]:
     "The consistent words whose pattern over `words` has the highest entropy (LMRL-Gym's `OptimalPolicy`)."
     if len(words) <= 2: return words[:1] if len(words) == 1 else words
-    h = _entropies(pattern_codes(list(words), list(words)))
+    chunks = range(0, len(words), 256)   # 256 guesses at a time: memory stays small whatever the list
+    h = np.concatenate([_entropies(pattern_codes(list(words[i:i + 256]), words)) for i in chunks])
     return tuple(w for w, x in zip(words, h) if x == h.max())
 
 # %% ../../nbs/15_wordle.ipynb #92b555d9
