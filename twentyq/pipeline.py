@@ -30,8 +30,8 @@ from .report import (paper_notebooks, game_notebooks, run_notebooks, run_model_n
 
 # %% auto #0
 __all__ = ['scales', 'train_scales', 'stages', 'readme_card', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
-           'scoring_engine', 'play_stage', 'transfer_runs', 'transfer_stage', 'reference_questioner', 'reference_stage',
-           'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
+           'scoring_engine', 'play_stage', 'game_runs', 'transfer_runs', 'transfer_stage', 'reference_questioner',
+           'reference_stage', 'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -42,22 +42,39 @@ scales = {
                      # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
                      # (each 16 candidates add about a third to a scoring's forward tokens)
                      candidates="nouns_test", n_candidates=16,
-                     # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2 at 2
-                     # questions), one game against SmolLM2 as the judge (12-token replies: it never writes PAPRIKA's
-                     # <answer> anyway); own and reference beliefs over the first 8 cities, every secret played (the
-                     # update efficiency on the city page; 8 more continuations per state: seconds a scorer)
-                     transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                                   knowledge=dict(limit=3, iterations=2, max_questions=2),
-                                   model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
-                                   model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
-                                   n_candidates=8, questioner_max_tokens=24, judge_max_tokens=12)),
+                     # the other games, each played and scored on a page of its own
+                     transfer=[
+                         # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2
+                         # at 2 questions), one game against SmolLM2 as the judge (12-token replies: it never writes
+                         # PAPRIKA's <answer> anyway); own and reference beliefs over the first 8 cities, every secret
+                         # played (the update efficiency on the city page; 8 more continuations per state)
+                         dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
+                              knowledge=dict(limit=3, iterations=2, max_questions=2),
+                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                              model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
+                              n_candidates=8, questioner_max_tokens=24, judge_max_tokens=12),
+                         # Wordle (PAPRIKA): each embedded model against the environment, one word, in replies of 12
+                         # tokens (room for "<Answer> crane </Answer>"; with none, ten tagless replies end the game);
+                         # the trained ones take no part (`trained`); the optimal questioner on 3 words x 2 at 4
+                         # guesses. A Wordle transcript is long (330 tokens before the first guess): beliefs over
+                         # the first 4 words only
+                         dict(game="wordle", protocol="paprika", secrets="wordle_answers",
+                              knowledge=dict(limit=1, iterations=1, max_questions=6), model=None, trained=False,
+                              model_free=dict(limit=3, iterations=2, max_questions=4),
+                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None)]),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
-                  # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
-                  transfer=dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                                knowledge=dict(limit=None, iterations=8, max_questions=20),
-                                model=dict(limit=None, iterations=8, max_questions=20), model_judge=None, model_free={},
-                                n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None)),
+                  transfer=[
+                      # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
+                      dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
+                           knowledge=dict(limit=None, iterations=8, max_questions=20),
+                           model=dict(limit=None, iterations=8, max_questions=20), model_judge=None, model_free={},
+                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
+                      # Wordle at PAPRIKA's six guesses on every answer (its eval split is not shipped: pass its file
+                      # as `secrets`); the environment is the only judge
+                      dict(game="wordle", protocol="paprika", secrets="wordle_answers",
+                           knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
+                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None)]),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
@@ -272,32 +289,37 @@ def play_stage(job:Job):
                           job.size, job.log, job.engine, job.reference, job.trained, job.all_pairs)
 
 # %% ../nbs/62_pipeline.ipynb #a7f0e002
+def game_runs(out:Path, # the report folder
+              t:dict, # one game of the scale's `transfer` list
+             ) -> Path:
+    "The folder of a transfer game's runs: out/<game>/runs/, beside its reference games and its page."
+    return out/t["game"]/"runs"
+
 def transfer_runs(out:Path, # the report folder
                   questioners:list[str], # the job's questioners (the trained ones among them)
                   judge:str|None, # the model judge of the few games (None: none)
-                  t:dict, # the scale's `transfer` sizes
+                  t:dict, # one game of the scale's `transfer` list
                  ) -> list[tuple[str, str, Path, dict]]:
-    ("(questioner, judge, run folder, sizes) of each transfer run: every model against the game's knowledge judge and "
-     "`judge`, the game's model-free questioner against its knowledge judge.")
+    ("(questioner, judge, run folder, sizes) of each run of a transfer game: every model against the game's model-free "
+     "judge and, where the game has `model` sizes, `judge`; its model-free questioner against its model-free judge.")
     G = get_game(t["game"])
     kj, mq = model_free_judge(G), next(n for n, c in G.players.items() if "questioner" in c.roles)
     models = [q for q in questioners if not is_model_free(q)]
     pairs = ([(q, kj, t["knowledge"]) for q in models] + [(mq, kj, t["knowledge"] | t.get("model_free", {}))]
-             + [(q, judge, t["model"]) for q in models if judge])
-    return [(q, j, out/"transfer"/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
+             + [(q, judge, t["model"]) for q in models if judge and t.get("model")])
+    return [(q, j, game_runs(out, t)/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
 
 def _transfer_prompt(t:dict) -> str:
-    "The belief prompt of the transfer game's protocol (Guess My City's PAPRIKA: the city prompt)."
+    "The belief prompt of a transfer game's protocol (Guess My City's PAPRIKA: the city prompt)."
     return game_protocol(get_game(t["game"]), t["protocol"]).belief_prompt
 
 def _transfer_cities(t:dict) -> list[str]|None:
-    "The transfer game's candidate set: the first `n_candidates` of its list (0: none, the secret alone; None: all)."
+    "A transfer game's candidate set: the first `n_candidates` of its list (0: none, the secret alone; None: all)."
     n = t.get("n_candidates")
     return None if n == 0 else load_secrets(t["secrets"]).secret.tolist()[:n]
 
-def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:list, engine:dict|None=None):
-    "Stage 2b: the transfer runs played, and each model's own knowledge-judge games scored over the scale's cities."
-    if not (t := size.get("transfer")): return
+def _transfer(out:Path, questioners:list[str], job_judge:str, t:dict, log:list, engine:dict|None=None):
+    "Stage 2b, one game: its runs played, and each model's own games against the model-free judge scored."
     judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
     bp, cities = _transfer_prompt(t), _transfer_cities(t)
     budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
@@ -306,12 +328,20 @@ def _transfer(out:Path, questioners:list[str], job_judge:str, size:dict, log:lis
         with _step(log, f"transfer {model_label(q)} vs {model_label(j)}"):
             play(questioner=q, judge=j, game=t["game"], protocol=t["protocol"], secrets=t["secrets"], **sizes,
                  **budgets, **(engine or {}), out=str(run), progress=False)
-        if not is_model_free(q) and is_model_free(j):   # a model's own games against the knowledge judge
+        if not is_model_free(q) and is_model_free(j):   # a model's own games against the model-free judge
             _score_all(run, [q], log, engine, belief_prompt=bp, candidates=cities)
 
+def _taking_part(names:list[str], # the job's questioners or scorers
+                 t:dict, # one game of the scale's `transfer` list
+                 trained:list[str], # the models the job trained
+                ) -> list[str]:
+    "Those of `names` that take part in the game `t`: all, or with `trained=False`, those the job did not train."
+    return [n for n in names if t.get("trained", True) or n not in trained]
+
 def transfer_stage(job:Job):
-    "Stage 2b: Guess My City, played and scored as the successor measures transfer (`transfer/`)."
-    _transfer(job.out, job.questioners, job.judge, job.size, job.log, job.engine)
+    "Stage 2b: each game of the scale's `transfer` list, played and scored as the successor measures transfer."
+    for t in job.size.get("transfer", []):
+        _transfer(job.out, _taking_part(job.questioners, t, job.trained), job.judge, t, job.log, job.engine)
 
 # %% ../nbs/62_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -350,10 +380,10 @@ def reference_questioner(games:pd.DataFrame, # one game's games (`load_runs`), o
 
 def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, engine:dict|None=None,
                     trained:list[str]=()) -> dict|None:
-    ("Stage 3b: the transfer game's reference games and their copies flipped by its own flip, into out/<game>/, "
+    ("Stage 3b: a transfer game's reference games and their copies flipped by its own flip, into out/<game>/, "
      "scored by every scorer of that game under its belief prompt; its model-free questioner's games too, by every "
      "scorer the job did not train, as `run_scorers` has the reference questioner's (None: no transfer games).")
-    runs = {p.parent: load_run(p.parent) for p in sorted((out/"transfer").glob("*/games.jsonl"))}
+    runs = {p.parent: load_run(p.parent) for p in sorted(game_runs(out, t).glob("*/games.jsonl"))}
     if not runs: return None
     G, games = get_game(t["game"]), pd.concat(runs.values(), ignore_index=True)
     q, why = reference_questioner(games)
@@ -368,11 +398,12 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, e
     return info
 
 def reference_stage(job:Job):
-    "Stage 3: the reference games and their flipped copies, scored by every scorer; the transfer game's too."
+    "Stage 3: the reference games and their flipped copies, scored by every scorer; each transfer game's too."
     _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins,
                job.size, job.log, job.engine)
-    if t := job.size.get("transfer"): _game_reference(job.out, t, job.scorers + job.ideal, job.false_wins, job.log,
-                                                      job.engine, job.trained)
+    for t in job.size.get("transfer", []):
+        _game_reference(job.out, t, _taking_part(job.scorers + job.ideal, t, job.trained), job.false_wins, job.log,
+                        job.engine, job.trained)
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
@@ -384,16 +415,16 @@ def settings_of(job:Job) -> dict:
     return cfg
 
 def _game_pages(job:Job, params:dict) -> dict:
-    ("{folder: (parameters, names)}: `game_notebooks` on the transfer stage's games and the game's reference games, "
-     "into out/<game>/ (`run_notebooks`' `pages`).")
-    t, runs = job.size.get("transfer"), job.out/"transfer"
+    ("{folder: (parameters, names)}: `game_notebooks` on each transfer game's games and reference games, into "
+     "out/<game>/ (`run_notebooks`' `pages`).")
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
-    if not t or not names or not any(runs.glob("*/games.jsonl")): return {}
-    page = str((job.out/t["game"]).resolve())
+    played = [t for t in job.size.get("transfer", []) if any(game_runs(job.out, t).glob("*/games.jsonl"))]
+    page = lambda t: str((job.out/t["game"]).resolve())
     # its runs, reference games, protocol, belief prompt and candidates; every questioner, its model-free one too
-    return {t["game"]: (dict(params, runs_dir=str(runs.resolve()), out_dir=page, reference_dir=page,
-                             protocol=t["protocol"], belief_prompt=_transfer_prompt(t),
-                             candidates=_transfer_cities(t) or [], questioners=[]), names)}
+    return {t["game"]: (dict(params, runs_dir=str(game_runs(job.out, t).resolve()), out_dir=page(t),
+                             reference_dir=page(t), protocol=t["protocol"], belief_prompt=_transfer_prompt(t),
+                             candidates=_transfer_cities(t) or [], questioners=[]), names)
+            for t in (played if names else [])}
 
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."

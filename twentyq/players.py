@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from .sampling import Backend, Abilities
 from .backend import HFBackend
 from .serving import OpenAIBackend, vllm_backend
+from .protocols import Game
 from .games import model_free_players, player_game, model_free_judge, get_game
 
 # %% auto #0
@@ -62,7 +63,7 @@ def check_role(name:str, # a model, or a `model_free` player
                      f"as the {role} use {' or '.join(map(repr, fit))}, or a model")
 
 def check_game(name:str, # a model, or a `model_free` player
-               game:str|None, # the game to play (`games.games`; None: Twenty Questions)
+               game:str|Game|None, # the game to play (its name in `games.games`, or itself; None: Twenty Questions)
               ) -> str:
     "`name`, if it can play `game` (a model plays any game); else a one-line error naming that game's players."
     own, G = player_game(name), get_game(game)
@@ -71,7 +72,7 @@ def check_game(name:str, # a model, or a `model_free` player
                      f"{' or '.join(map(repr, G.players))}, or a model")
 
 def default_judge(questioner:str, # the questioner
-                  game:str|None=None, # the game played (None: the questioner's own, or Twenty Questions)
+                  game:str|Game|None=None, # the game played, or its name (None: the questioner's own, or the default)
                  ) -> str:
     ("The judge when none is named: a model-free questioner's own game's model-free judge; for a model, the game's "
      "`judge` (Wordle's environment), or else the model itself.")

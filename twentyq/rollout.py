@@ -68,8 +68,9 @@ class RunSpec:
     prefix_cache_tokens:int=32768
 
     def __post_init__(self):
-        "The game's defaults, resolved once where the run enters: its first protocol, and that protocol's budget."
-        G = get_game(self.game)
+        ("The game, looked up once where the run enters (`G`, which every later step reads), and its defaults: its "
+         "first protocol, and that protocol's budget.")
+        object.__setattr__(self, "G", G := get_game(self.game))
         if self.protocol is None: object.__setattr__(self, "protocol", next(iter(G.protocols)))
         if self.max_questions is None:
             object.__setattr__(self, "max_questions", game_protocol(G, self.protocol).max_questions)
@@ -81,18 +82,18 @@ def roles(self:RunSpec) -> dict:
     "{role: (model, engine, servers)} of the questioner and the judge, as `players.players` takes them."
     return {"questioner": (self.questioner, self.questioner_engine or self.engine,
                            self.questioner_server or self.server),
-            "judge": (self.judge or default_judge(self.questioner, self.game), self.judge_engine or self.engine,
+            "judge": (self.judge or default_judge(self.questioner, self.G), self.judge_engine or self.engine,
                       self.judge_server or self.server)}
 
 # %% ../nbs/20_rollout.ipynb #b0a1c0de
 @patch(as_prop=True)
 def secret_list(self:RunSpec) -> str:
     "The secrets the run plays: `secrets`, or its game's list for its protocol."
-    return self.secrets or game_secrets(get_game(self.game), self.protocol)
+    return self.secrets or game_secrets(self.G, self.protocol)
 
 def named_game(spec:RunSpec) -> dict:
     "What a run's config and records say of its game: its name, unless it is the default (records never named it)."
-    return {} if get_game(spec.game).name == default_game else {"game": spec.game}
+    return {} if spec.G.name == default_game else {"game": spec.G.name}
 
 # %% ../nbs/20_rollout.ipynb #060cb800
 def _engines(roles):
@@ -106,7 +107,7 @@ def run_config(spec:RunSpec, # the run
                dtype:str="float32", # the models' dtype as resolved on the run's device ("float32", "bfloat16" ...)
               ) -> dict:
     "The config that determines a run's games."
-    G, roles = get_game(spec.game), spec.roles
+    G, roles = spec.G, spec.roles
     path, P = wordlist_path(spec.secret_list), game_protocol(G, spec.protocol)
     # the paper's per model family, or cia's
     qs, js = protocol_sampling(P, spec.questioner, spec.questioner_max_tokens, spec.judge_max_tokens)
@@ -130,7 +131,7 @@ def run_protocol(spec:RunSpec, # the run
                 ) -> Protocol:
     ("The run's protocol, by its source's rules or `lenient`, with the run's question budget (evals keeps "
      "twice as many replies).")
-    return with_budget(game_protocol(get_game(spec.game), spec.protocol, lenient=spec.lenient), spec.max_questions)
+    return with_budget(game_protocol(spec.G, spec.protocol, lenient=spec.lenient), spec.max_questions)
 
 def game_specs(spec:RunSpec, # the run
                done_ids=(), # ids of games already played ("secret#iteration"): left out
@@ -190,7 +191,7 @@ def play_runs(specs:list[RunSpec], # runs of the same players and engines (e.g. 
      "per run, as `play` gives.")
     for spec in specs:
         # before any model loads
-        for role, (name, *_) in spec.roles.items(): check_game(check_role(name, role), spec.game)
+        for role, (name, *_) in spec.roles.items(): check_game(check_role(name, role), spec.G)
     s0 = specs[0]
     if diff := [k for k in _shared if any(getattr(s, k) != getattr(s0, k) for s in specs)]:
         raise ValueError(f"runs played together must share {', '.join(diff)}")

@@ -141,7 +141,8 @@ class TwentyQHarness(vf.Harness[vf.HarnessConfig]):
         return vf.ProgramResult(0, r.choices[0].message.content or "", "")
 
     async def resume(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url=None):
-        if data.fresh_context:
+        again = trace.info.pop("ask_again", False)   # the env asks again on the same chat: its last reply unseen
+        if data.fresh_context or again:
             return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls,
                                      data.model_copy(update={"prompt": messages}))
         return await super().resume(ctx, trace, runtime, endpoint, secret, mcp_urls, data,
@@ -191,10 +192,13 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
             segment = await q.turn()   # the task's prompt is the opening
             while not segment.terminated:
                 # as written: twentyq keeps whitespace
+                n = len(game["messages"])
                 reply = next(m.content or "" for m in reversed(segment.messages) if m.role == "assistant")
                 if (chat := P.on_reply(game, reply)) is not None:
                     P.on_judge(game, await self.judge_reply(P, game, chat, spec))
                 if game_over(P, game): break
-                q.trace.info["questioner_seed"] = game_seeds(spec.seed, [game], "questioner")[0]
-                segment = await q.turn(_shown(game, P))
+                # a reply the protocol drops (PAPRIKA's Wordle reply with no <Answer> tag) is sampled again, same chat
+                again = len(game["messages"]) == n
+                q.trace.info.update(questioner_seed=game_seeds(spec.seed, [game], "questioner")[0], ask_again=again)
+                segment = await q.turn(P.questioner_chat(game) if again else _shown(game, P))
             q.trace.info["game"] = game   # the rewards read it when the interaction closes

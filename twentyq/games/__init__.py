@@ -20,9 +20,10 @@ __all__ = ['games', 'default_game', 'model_free_players', 'get_game', 'player_ga
 games = {g.name: g for g in (twenty_questions_game, guess_my_city_game, wordle_game)}
 default_game = twenty_questions_game.name   # what is played when no game is named
 
-def get_game(name:str|None=None, # a game's name: a key of `games` (None: `default_game`)
+def get_game(name:str|Game|None=None, # a game's name: a key of `games` (None: `default_game`), or the game
             ) -> Game:
-    "The game called `name`."
+    "The game called `name` (a `Game` is its own: a game looked up once is passed on as itself)."
+    if isinstance(name, Game): return name
     if (name or default_game) not in games: raise ValueError(f"Unknown game {name!r}; known: {', '.join(games)}")
     return games[name or default_game]
 
