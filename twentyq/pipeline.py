@@ -418,13 +418,13 @@ def _game_pages(job:Job, params:dict) -> dict:
     ("{folder: (parameters, names)}: `game_notebooks` on each transfer game's games and reference games, into "
      "out/<game>/ (`run_notebooks`' `pages`).")
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
+    if not names: return {}
     played = [t for t in job.size.get("transfer", []) if any(game_runs(job.out, t).glob("*/games.jsonl"))]
     page = lambda t: str((job.out/t["game"]).resolve())
     # its runs, reference games, protocol, belief prompt and candidates; every questioner, its model-free one too
     return {t["game"]: (dict(params, runs_dir=str(game_runs(job.out, t).resolve()), out_dir=page(t),
                              reference_dir=page(t), protocol=t["protocol"], belief_prompt=_transfer_prompt(t),
-                             candidates=_transfer_cities(t) or [], questioners=[]), names)
-            for t in (played if names else [])}
+                             candidates=_transfer_cities(t) or [], questioners=[]), names) for t in played}
 
 def report_stage(job:Job):
     "Stage 4: transcripts, figure and model notebooks, the index; `job.table` is Table 1, `job.failed` what failed."
