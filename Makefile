@@ -102,6 +102,7 @@ bench: $(DEV_STAMP) $(VLLM_STAMP)
 	$(BIN)/python benchmarks/bench_beliefs.py
 	$(BIN)/python benchmarks/bench_rl_beliefs.py
 	$(BIN)/python benchmarks/bench_serving.py
+	$(BIN)/python benchmarks/bench_report.py
 
 clean-nbs: $(DEV_STAMP)
 	$(BIN)/nbdev-clean && $(BIN)/nbdev-export && $(BIN)/python .ci/check_notebooks.py --write-readme

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/60_report.ipynb #e5266b72
 from __future__ import annotations
-import hashlib, html, json, os, sys, textwrap, time
+import atexit, hashlib, html, json, os, sys, textwrap, time
 from contextlib import contextmanager
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -390,10 +390,45 @@ def unread_cards(out:Path|str, # a game's page folder
     return unread
 
 # %% ../nbs/60_report.ipynb #c402de73
-def _kernel_unstarted(e:Exception) -> bool:
-    ("Whether `e` is a kernel that died before it ran a cell: two kernels started at once can pick one free port "
-     "(zmq: address already in use).")
-    return "Kernel died before replying to kernel_info" in str(e)
+_kernels = {} # this process's kernels by name, each reused for the notebooks the process executes
+
+async def _started(name:str, cwd:str, starts:int):
+    "A new kernel `name` that replied, from the first of `starts` tries whose kernel did not die at its start."
+    from jupyter_client.manager import AsyncKernelManager   # deferred: only the report's workers start kernels
+    for start in range(starts):
+        km = AsyncKernelManager(kernel_name=name); await km.start_kernel(cwd=cwd)
+        kc = km.client(); kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            return km
+        except RuntimeError:
+            if await km.is_alive(): await km.shutdown_kernel(now=True)
+            if start == starts - 1: raise
+        finally: kc.stop_channels()
+
+def _kernel(name:str, # the kernel's name
+            cwd:str, # its working folder at its start
+            starts:int=3, # kernels to start before one that dies unstarted is an error
+           ):
+    ("This process's live kernel `name`, started at its first notebook (again if it died) and shut down when the "
+     "process exits. Two kernels started at once can pick one free port (zmq: address already in use): one of "
+     "them dies before it replies, and another is started. Its manager is nbclient's asynchronous one.")
+    from jupyter_core.utils import run_sync   # deferred: as papermill, the report's extra
+    km = _kernels.get(name)
+    if km is None or not run_sync(km.is_alive)():
+        km = _kernels[name] = run_sync(_started)(name, cwd, starts)
+        atexit.register(run_sync(km.shutdown_kernel), now=True)
+    return km
+
+async def _fresh(km, cwd:str):
+    ("Give kernel `km` what a new kernel has for the next notebook: no names (`%reset -f`), no figures, and "
+     "`cwd` as its working folder. Modules stay imported: that is the time saved.")
+    code = ("%reset -f\nimport os as _os, matplotlib.pyplot as _plt\n"
+            f"_os.chdir({cwd!r}); _plt.close('all'); del _os, _plt")
+    kc = km.client(); kc.start_channels()
+    try: reply = await kc.execute_interactive(code, store_history=False, timeout=60, output_hook=lambda msg: None)
+    finally: kc.stop_channels()
+    if reply["content"]["status"] != "ok": raise RuntimeError(f"the kernel could not be cleared: {reply['content']}")
 
 @contextmanager
 def _output_to(log:Path):
@@ -412,17 +447,18 @@ def _execute(src:str, dst:str, parameters:dict, cwd:str,
              kernel:str="python3", # the kernel's name
              starts:int=3, # kernels to start before a kernel that dies unstarted fails the notebook
             ) -> tuple[str|None, float]:
-    ("Execute one notebook with papermill (in a worker process): (None or the error's last line, seconds). What "
-     "papermill and the kernel print goes to the executed notebook's .log, not to the terminal.")
-    import papermill as pm
+    ("Execute one notebook with papermill on this process's kernel, cleared first: (None or the error's last "
+     "line, seconds). What papermill prints goes to the executed notebook's .log, not to the terminal; so does "
+     "what a kernel prints outside its cells, into the log of the notebook it started for.")
+    import papermill as pm   # deferred: papermill and its kernels are the report's workers' only
+    from jupyter_core.utils import run_sync
     t0 = time.time()
     with _output_to(Path(dst).with_suffix(".log")):
-        for start in range(starts):
-            try:
-                pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd)
-                return None, time.time() - t0
-            except Exception as e:
-                if not _kernel_unstarted(e) or start == starts - 1: return _error_line(e), time.time() - t0
+        try:
+            km = _kernel(kernel, cwd, starts); run_sync(_fresh)(km, cwd)
+            pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd, km=km)
+            return None, time.time() - t0
+        except Exception as e: return _error_line(e), time.time() - t0
 
 def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameters, cwd)
                  workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
