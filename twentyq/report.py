@@ -428,7 +428,8 @@ async def _fresh(km, cwd:str):
     kc = km.client(); kc.start_channels()
     try: reply = await kc.execute_interactive(code, store_history=False, timeout=60, output_hook=lambda msg: None)
     finally: kc.stop_channels()
-    if reply["content"]["status"] != "ok": raise RuntimeError(f"the kernel could not be cleared: {reply['content']}")
+    if (r := reply["content"])["status"] != "ok":
+        raise RuntimeError(f"the kernel could not be cleared: {r.get('ename')}: {r.get('evalue')}")
 
 @contextmanager
 def _output_to(log:Path):
@@ -452,7 +453,7 @@ def _execute(src:str, dst:str, parameters:dict, cwd:str,
      "what a kernel prints outside its cells, into the log of the notebook it started for.")
     import papermill as pm   # deferred: papermill and its kernels are the report's workers' only
     from jupyter_core.utils import run_sync
-    t0 = time.time()
+    t0, cwd = time.time(), str(Path(cwd).resolve())   # the kernel's folder moves: a relative one would move with it
     with _output_to(Path(dst).with_suffix(".log")):
         try:
             km = _kernel(kernel, cwd, starts); run_sync(_fresh)(km, cwd)
