@@ -12,6 +12,7 @@ from fastcore.meta import delegates
 from fastcore.script import anno_parser
 from .rollout import play
 from .metrics import summary
+from .games import protocol_columns
 from .pipeline import reproduce
 from .runs import RunLocked, import_inspect
 from .models import ModelLoadError
@@ -36,7 +37,7 @@ def play_cmd(**kwargs):
     if kwargs.get("out") is None: raise ValueError("--out is required (the run folder)")
     games = play(**kwargs)
     # the game's own columns: those that no protocol of it has are empty
-    print(summary(games.to_dict("records")).dropna(axis=1, how="all").to_string(index=False))
+    print(summary(games.to_dict("records"), own=protocol_columns).dropna(axis=1, how="all").to_string(index=False))
     print(f"games: {Path(kwargs['out'])/'games.jsonl'}")
 
 # %% ../nbs/80_cli.ipynb #45fcf311

@@ -7,13 +7,14 @@ Docs: https://twentyq.github.io/twentyq/metrics.html.md"""
 # %% ../nbs/40_metrics.ipynb #b79e5815
 from __future__ import annotations
 import math, re
+from typing import Callable
 import numpy as np, pandas as pd
 
 # %% auto #0
-__all__ = ['difficulty_levels', 'unnamed_game', 'protocol_metrics', 'games_frame', 'judge_won', 'plurals', 'names_secret',
-           'judge_finished', 'crosscheck', 'false_win_rate', 'verified_win', 'pass_at_1', 'pass_at_k_estimate',
-           'pass_at_k', 'mean_at_k', 'cumulative_win_rate', 'evals_game', 'evals_metrics',
-           'evals_metrics_by_difficulty', 'lmrl_return', 'lmrl_normalized', 'lmrl_metrics', 'summary']
+__all__ = ['difficulty_levels', 'own_columns', 'games_frame', 'judge_won', 'plurals', 'names_secret', 'judge_finished',
+           'crosscheck', 'false_win_rate', 'verified_win', 'pass_at_1', 'pass_at_k_estimate', 'pass_at_k', 'mean_at_k',
+           'cumulative_win_rate', 'evals_game', 'evals_metrics', 'evals_metrics_by_difficulty', 'lmrl_return',
+           'lmrl_normalized', 'lmrl_metrics', 'evals_columns', 'lmrl_columns', 'return_columns', 'summary']
 
 # %% ../nbs/40_metrics.ipynb #40be78e8
 def games_frame(records, # a list of game records (dicts) or a DataFrame with one row per game
@@ -239,38 +240,48 @@ def _pass_at_k_or_nan(g, k):
     "Pass@k of `g`, NaN when a secret has fewer than k games (an unfinished run): the estimator needs n >= k."
     return pass_at_k(g, k)[1] if g.groupby("secret").size().min() >= k else math.nan
 
-def _evals_entry(g, max_questions):
+def evals_columns(g, # one protocol's games
+                  max_questions:int=20, # questions allowed per game
+                 ) -> dict:
+    "OpenAI evals' own columns of a summary row: score and accuracy."
     e = evals_metrics(g, max_questions); return dict(score=e["score"], accuracy=e["accuracy"])
 
-def _lmrl_entry(g, max_questions):
+def lmrl_columns(g, # one protocol's games
+                 max_questions:int=20, # questions allowed per game (unused: the return counts them)
+                ) -> dict:
+    "LMRL-Gym's own columns of a summary row: the mean return and its normalized score."
     l = lmrl_metrics(g); return dict(mean_return=l["mean_return"], normalized=l["normalized"])
 
-def _return_entry(g, max_questions):   # LMRL-Gym's return; its normalized score is Twenty Questions' (no constants)
+def return_columns(g, # one protocol's games
+                   max_questions:int=20, # questions allowed per game (unused)
+                  ) -> dict:
+    "LMRL-Gym's mean return alone, for a game whose normalized score has no published constants."
     return dict(mean_return=float(np.mean([lmrl_return(r) for r in _rows(g)])))
 
-unnamed_game = "twenty-questions"   # the game of a record that names none (the records before games had names)
-# {(game, protocol): (games, max_questions) -> the protocol's own columns}
-protocol_metrics = {(unnamed_game, "evals"): _evals_entry, (unnamed_game, "evals-shortlist"): _evals_entry,
-                    (unnamed_game, "lmrl"): _lmrl_entry, ("guess-my-city", "lmrl"): _return_entry}
+# {name: (games, max_questions) -> a protocol's own columns}: a protocol names its own (`Protocol.metrics`)
+own_columns = {"evals": evals_columns, "lmrl": lmrl_columns, "lmrl-return": return_columns}
 
 def summary(records, # game records (list of dicts or DataFrame), any mix of games, protocols and models
             max_questions:int=20, # questions allowed per game (evals score)
+            own:Callable|None=None, # (game, protocol) -> the name of its own columns in `own_columns`, or None
            ) -> pd.DataFrame:
     ("One row per (protocol, questioner, judge), and game where a record names one: games, pass@1, Mean@k and "
-     "Pass@k, false-win rate and the protocol's own metrics (`protocol_metrics`).")
+     "Pass@k, false-win rate and the protocol's own columns, which `own` names (the game is None where a record "
+     "names none).")
     df = games_frame(records)
     keys = ["protocol", "questioner", "judge"]; _need(df, *keys)
     named = "game" in df
-    df = df.assign(game=df["game"].fillna(unnamed_game) if named else unnamed_game)
+    df = df.assign(game=df["game"] if named else None)
     rows = []
     for (game, protocol, questioner, judge), g in df.groupby(["game", *keys], sort=True, dropna=False):
+        game = None if pd.isna(game) else game
         mean, std = pass_at_1(g)
         k, mk, mk_std = mean_at_k(g)
         row = dict(game=game, protocol=protocol, questioner=questioner, judge=judge, n=len(g), pass1_mean=mean,
                    pass1_std=std, k=k, mean_at_k=mk, mean_at_k_std=mk_std, pass_at_k=_pass_at_k_or_nan(g, k),
                    n_finished=sum(map(judge_finished, _rows(g))), false_win_rate=false_win_rate(g),
                    score=math.nan, accuracy=math.nan, mean_return=math.nan, normalized=math.nan)
-        if entry := protocol_metrics.get((game, protocol)): row.update(entry(g, max_questions))
+        if name := own and own(game, protocol): row.update(own_columns[name](g, max_questions))
         rows.append(row)
     out = pd.DataFrame(rows)
     return out if named else out.drop(columns="game")

@@ -89,6 +89,7 @@ class Protocol:
     secret_answer: str = "Finished"      # what its judge answers to a question that names the secret
     belief_prompt: str = "paper"         # the belief prompt its games are scored under (`onepass.belief_prompts`)
     secrets: str|None = None             # the secret list the main job plays it on (None: the scale's)
+    metrics: str|None = None             # its own columns in a summary: a key of `metrics.own_columns` (None: none)
 
 
 # %% ../nbs/07_protocols.ipynb #a1e0c002

@@ -14,7 +14,7 @@ from .wordle import wordle_game
 
 # %% auto #0
 __all__ = ['games', 'default_game', 'model_free_players', 'get_game', 'player_game', 'model_free_judge', 'knowledge_judge',
-           'games_game', 'game_readable_share']
+           'games_game', 'game_readable_share', 'protocol_columns']
 
 # %% ../../nbs/16_games.ipynb #f67c146c
 games = {g.name: g for g in (twenty_questions_game, guess_my_city_game, wordle_game)}
@@ -59,3 +59,11 @@ def game_readable_share(games, # game records of one game (a DataFrame or dicts)
                        ) -> float:
     "Share of the questions of `games` their game's knowledge judge reads; NaN if none."
     return games_game(games).readable(games)
+
+# %% ../../nbs/16_games.ipynb #4b00687e
+def protocol_columns(game:str|None, # a game's name (None: `default_game`, for records that name none)
+                     protocol:str, # one of its protocols
+                    ) -> str|None:
+    "The name of the own columns that `protocol` of `game` adds to a summary row (`metrics.summary`'s `own`), or None."
+    p = games[game or default_game].protocols.get(protocol) if (game or default_game) in games else None
+    return p and p.metrics

@@ -373,7 +373,7 @@ def _city_protocols():
             "lmrl": Protocol("lmrl", lmrl_city_start, lmrl_city_on_reply, lmrl_city_on_judge,
                              questioner_chat=lmrl_city_questioner_chat, guess_form="Is the city {}?",
                              judge_decoding=lmrl_oracle_sampling, secret_answer="Yes.", belief_prompt="city",
-                             secrets=lmrl_list)}
+                             secrets=lmrl_list, metrics="lmrl-return")}
 
 city_protocols = _city_protocols()
 

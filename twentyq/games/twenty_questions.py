@@ -468,12 +468,12 @@ cia_judge_sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_toke
 protocols = {
     "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
     "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40, guess_form="[GUESS {}]",
-                      secret_answer="Yes", secrets="evals207"),
+                      secret_answer="Yes", secrets="evals207", metrics="evals"),
     "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge,
                                 max_replies=40, shortlist=20, guess_form="[GUESS {}]", secret_answer="Yes",
-                                secrets="evals207"),
+                                secrets="evals207", metrics="evals"),
     "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat,
-                     guess_form="Is the object {}?", secret_answer="Yes"),
+                     guess_form="Is the object {}?", secret_answer="Yes", metrics="lmrl"),
     "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling,
                     questioner_max_tokens=50, judge_decoding=cia_judge_sampling, belief_prompt="cia"),
 }
