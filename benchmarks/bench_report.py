@@ -6,8 +6,7 @@ cleared before each (`report._fresh`). A table of seconds per notebook and in al
 Run: .venv/bin/python benchmarks/bench_report.py   (about 2 minutes on a 2-core machine; nothing else running)"""
 import tempfile, time
 from pathlib import Path
-from jupyter_core.utils import run_sync
-from twentyq.report import _execute, _kernels, notebooks_dir, paper_notebooks
+from twentyq.report import _execute, _shutdown, notebooks_dir, paper_notebooks
 
 def seconds(names:list[str], out:Path, new_kernel:bool) -> dict:
     "{name: wall seconds} executing each of `names` into `out`; `new_kernel`: a kernel of its own for each."
@@ -16,9 +15,9 @@ def seconds(names:list[str], out:Path, new_kernel:bool) -> dict:
         t = time.time()
         err, _ = _execute(str(notebooks_dir()/f"{name}.ipynb"), str(out/f"{name}.ipynb"), {}, str(out))
         if err: raise RuntimeError(f"{name}: {err}")
-        if new_kernel: run_sync(_kernels.pop("python3").shutdown_kernel)(now=True)
+        if new_kernel: _shutdown()
         times[name] = time.time() - t
-    if not new_kernel: run_sync(_kernels.pop("python3").shutdown_kernel)(now=True)
+    if not new_kernel: _shutdown()
     return times
 
 if __name__ == "__main__":

@@ -402,7 +402,7 @@ async def _started(name:str, cwd:str, starts:int):
             await kc.wait_for_ready(timeout=60)
             return km
         except RuntimeError:
-            if await km.is_alive(): await km.shutdown_kernel(now=True)
+            await km.shutdown_kernel(now=True)   # alive or dead: its connection file and ports go too
             if start == starts - 1: raise
         finally: kc.stop_channels()
 
@@ -417,8 +417,14 @@ def _kernel(name:str, # the kernel's name
     km = _kernels.get(name)
     if km is None or not run_sync(km.is_alive)():
         km = _kernels[name] = run_sync(_started)(name, cwd, starts)
-        atexit.register(run_sync(km.shutdown_kernel), now=True)
+        atexit.register(_shutdown, name)
     return km
+
+def _shutdown(name:str="python3", # the kernel's name
+             ):
+    "Shut this process's kernel `name` down, if it has one: the next notebook starts another."
+    from jupyter_core.utils import run_sync   # deferred: as papermill, the report's extra
+    if km := _kernels.pop(name, None): run_sync(km.shutdown_kernel)(now=True)
 
 async def _fresh(km, cwd:str):
     ("Give kernel `km` what a new kernel has for the next notebook: no names (`%reset -f`), no figures, and "

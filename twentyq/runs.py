@@ -324,10 +324,10 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
 
 # %% ../nbs/01_runs.ipynb #b1d5e002
 def question_share(games, # game records, or a DataFrame of games
-                   holds, # holds(question, secret) -> bool
+                   holds, # holds(question, record) -> bool: whether the question of that game's record holds
                   ) -> float:
     "Share of the questions of `games` for which `holds(question, secret)`; NaN if they hold no question."
-    held = [holds(t.get("question") or "", r["secret"]) for r in records_of(games) for t in r.get("turns") or []]
+    held = [holds(t.get("question") or "", r) for r in records_of(games) for t in r.get("turns") or []]
     return sum(held) / len(held) if held else math.nan
 
 # %% ../nbs/01_runs.ipynb #82bab1db

@@ -280,7 +280,7 @@ def city_readable_share(games, # game records (dicts) or a DataFrame of games
                        ) -> float:
     "Share of the questions of `games` the city knowledge reads (its verdict is no refusal); NaN if none."
     kn = load_cities(knowledge)
-    return question_share(games, lambda q, secret: city_verdict(q, secret, kn)[0] != "refuse")
+    return question_share(games, lambda q, r: city_verdict(q, r["secret"], kn)[0] != "refuse")
 
 # %% ../../nbs/14_cities.ipynb #08e1aa1f
 def city_shown(question:str, # the questioner's reply

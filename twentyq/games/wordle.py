@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 import numpy as np
 from ..sampling import ModelFree, chat_seeds
-from ..runs import new_turn, records_of
+from ..runs import new_turn, question_share
 from ..protocols import (Protocol, Game, CandidateAnswers, ask_question, answer_questioner, game_protocol,
                                new_game, play_lockstep)
 from ..edits import replace_answer
@@ -389,8 +389,7 @@ def wordle_flip(record:dict, # a Wordle game record
 def wordle_readable_share(games, # game records (dicts) or a DataFrame of games
                          ) -> float:
     "Share of the turns of `games` whose guess the environment scored; NaN if none."
-    n = [wordle_guess_of(t["question"], g.get("protocol")) is not None for g in records_of(games) for t in g["turns"]]
-    return sum(n) / len(n) if n else float("nan")
+    return question_share(games, lambda q, r: wordle_guess_of(q, r.get("protocol")) is not None)
 
 # %% ../../nbs/15_wordle.ipynb #8a4ec7cc
 wordle_game = Game("wordle", wordle_protocols, secrets="wordle_answers", protocol_secrets={"lmrl": lmrl_vocab},

@@ -360,7 +360,7 @@ def readable_share(games, # game records (dicts) or a DataFrame of games
     ("Share of the questions of `games` that the knowledge judge reads (`knowledge_answer` gives an answer); "
      "NaN if none.")
     kn = load_knowledge(knowledge)
-    return question_share(games, lambda q, secret: knowledge_answer(q, secret, kn)[0] is not None)
+    return question_share(games, lambda q, r: knowledge_answer(q, r["secret"], kn)[0] is not None)
 
 # %% ../../nbs/13_wordnet.ipynb #b16de183
 _yes_no_start = re.compile(
