@@ -103,17 +103,21 @@ def test_twentyq_players_play_offline_in_inspect_the_games_twentyq_play_plays(tm
     assert log.results.scores[0].metrics["mean"].value == sum(g["won"] for g in a.values()) / len(a)   # scored by the protocol's rule
     assert {g["questioner"] for g in games.values()} == {f"twentyq/{questioner}"}
 
-@pytest.mark.parametrize("task, options", [("twentyq/guess_my_city", {}),                         # the game's own task
-                                           ("twentyq/twenty_questions", dict(game="guess-my-city", protocol="paprika"))])   # the old form
-def test_the_city_questioner_plays_guess_my_city_in_inspect_as_twentyq_play_plays_it(tmp_path, task, options):
-    "Guess My City through Inspect: `--model twentyq/cities`, the game's task (or -T game=, -T protocol=), the city knowledge judge."
+def test_the_city_questioner_plays_guess_my_city_in_inspect_as_twentyq_play_plays_it(tmp_path):
+    "Guess My City through Inspect: `--model twentyq/cities`, the game's own task, the city knowledge judge."
     city = dict(game="guess-my-city", protocol="paprika")
     play(questioner="cities", judge="cities-judge", out=str(tmp_path/"play"), progress=False, **QUICK, **city)
-    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/cities"], *[a for k, v in options.items() for a in ("-T", f"{k}={v}")],
-                               judge="cities-judge", task=task)
+    log, games = _inspect_eval(tmp_path, ["--model", "twentyq/cities"], judge="cities-judge", task="twentyq/guess_my_city")
     a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
     assert log.status == "success" and len(a) == 2 and a == b and {g["game"] for g in a.values()} == {"guess-my-city"}
     assert all(g["turns"][0]["answer"] in ("yes", "no") for g in a.values())      # the knowledge judge read the first question
+
+def test_the_old_form_is_the_games_own_task():
+    "`twentyq/twenty_questions -T game=guess-my-city` (the old form) builds the task `twentyq/guess_my_city` builds: the same samples."
+    from twentyq.inspect_task import twenty_questions, guess_my_city
+    old, new = (t.dataset for t in (twenty_questions(game="guess-my-city", protocol="paprika", limit=3), guess_my_city(limit=3)))
+    sample = lambda s: (s.id, [(m.role, m.content) for m in s.input], s.metadata)   # a message's id is new each time
+    assert len(old) == 3 and list(map(sample, old)) == list(map(sample, new))
 
 def test_inspect_on_vllm_plays_the_games_twentyq_play_plays(vllm_server, tmp_path):
     "Sampled, with the run's seeds (greedy: the model judge's test below)."
