@@ -15,7 +15,7 @@ from .core import measured, file_sha256
 from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
-from .players import is_model_free, check_role
+from .players import is_model_free, check_role, player
 from .games.wordnet import candidate_words
 from .games.twenty_questions import get_protocol
 from .protocols import game_protocol
@@ -243,8 +243,8 @@ def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-
 def _score_all(runs:Path|dict, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
                candidates:list[str]|None=None):
     ("Score the games of `runs` (a run folder, or {run folder: its candidates}) with every scorer under "
-     "`belief_prompt`, one step per scorer, which loads it once (resumable; a folder without games is skipped); "
-     "`engine`: engine, server; `candidates`: each model scorer's belief over them too.")
+     "`belief_prompt`, one step per scorer, which loads it once for all the runs (resumable; a folder without games "
+     "is skipped); `engine`: engine, server; `candidates`: each model scorer's belief over them too.")
     runs = {r: c for r, c in (runs if isinstance(runs, dict) else {runs: candidates}).items()
             if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()}
     names, prompt = ", ".join(r.name for r in runs), f" ({belief_prompt} prompt)" if belief_prompt != "paper" else ""
@@ -252,10 +252,23 @@ def _score_all(runs:Path|dict, scorers:list[str], log:list, engine:dict|None=Non
         print(f"== score {names} with {s}" + (f" ({belief_prompt} belief prompt)" if prompt and not is_model_free(s)
                                                 else ""))
         with _step(log, f"score {names} with {model_label(s)}{prompt}"):
-            for run, cands in runs.items():
-                score_run(run, s, **({} if is_model_free(s) else dict(scoring_engine(engine, cands) or {},
-                                                                     candidates=cands)),
-                          belief_prompt=belief_prompt)
+            if is_model_free(s):
+                for run in runs: score_run(run, s, belief_prompt=belief_prompt)
+            else: _score_loaded(runs, s, engine, belief_prompt)
+
+def _score_loaded(runs:dict, scorer:str, engine:dict|None, belief_prompt:str):
+    ("Score each run of `runs` ({folder: its candidates}) with model `scorer`, loaded once per engine its runs "
+     "score on (`scoring_engine`), not once per run; a server the vllm engine started is stopped after.")
+    loaded = {}
+    try:
+        for run, cands in runs.items():
+            e = scoring_engine(engine, cands) or {}
+            key = (e.get("engine", "hf"), e.get("server"))
+            if key not in loaded: loaded[key] = player(scorer, *key)
+            score_run(run, loaded[key], candidates=cands, belief_prompt=belief_prompt)
+    finally:
+        for be in loaded.values():
+            if be.can.closes: be.close()
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,

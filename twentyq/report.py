@@ -415,9 +415,10 @@ def _kernel(name:str, # the kernel's name
      "them dies before it replies, and another is started. Its manager is nbclient's asynchronous one.")
     from jupyter_core.utils import run_sync   # deferred: as papermill, the report's extra
     km = _kernels.get(name)
-    if km is None or not run_sync(km.is_alive)():
+    if km is not None and not run_sync(km.is_alive)(): _shutdown(name); km = None   # died: its files and ports go
+    if km is None:
         km = _kernels[name] = run_sync(_started)(name, cwd, starts)
-        atexit.register(_shutdown, name)
+        atexit.register(_shutdown, name)   # once per kernel started; a second call finds none
     return km
 
 def _shutdown(name:str="python3", # the kernel's name
