@@ -326,7 +326,7 @@ def records_of(games, # a DataFrame with one row per game, or a list of game rec
 def question_share(games, # game records, or a DataFrame of games
                    holds, # holds(question, record) -> bool: whether the question of that game's record holds
                   ) -> float:
-    "Share of the questions of `games` for which `holds(question, secret)`; NaN if they hold no question."
+    "Share of the questions of `games` for which `holds(question, record)`; NaN if they hold no question."
     held = [holds(t.get("question") or "", r) for r in records_of(games) for t in r.get("turns") or []]
     return sum(held) / len(held) if held else math.nan
 
