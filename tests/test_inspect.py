@@ -143,6 +143,16 @@ def test_a_model_judge_in_inspects_judge_role_judges_as_in_twentyq_play_and_the_
         assert len(s.metadata["beliefs"]) == len(want) == len(s.metadata["game"]["turns"]) + 1
         assert max(abs(x - y) for x, y in zip(s.metadata["beliefs"], want)) < logprob_eps   # float32, other batches
 
+def test_a_story_game_plays_in_inspect_with_a_model_judge_as_twentyq_play_plays_it(vllm_server, tmp_path):
+    "The murder mystery's own task: the served model asks, and judges in Inspect's judge role; the games `twentyq play` plays."
+    play(questioner=MODEL, judge=MODEL, game="murder-mystery", engine="openai", server=vllm_server.base_url, judge_max_tokens=24,
+         out=str(tmp_path/"play"), progress=False, **QUICK)
+    role = f'judge={{model: vllm/{MODEL}, model_args: {{base_url: "{vllm_server.base_url}"}}}}'
+    log, games = _inspect_eval(tmp_path, _on_vllm(vllm_server), "-T", "judge_max_tokens=24", "--model-role", role, judge=None,
+                               env={"VLLM_API_KEY": "none"}, task="twentyq/murder_mystery")
+    a, b = _games(tmp_path/"play"), _games(tmp_path/"run")
+    assert log.status == "success" and len(a) == 2 and a == b and {g["game"] for g in a.values()} == {"murder-mystery"}
+
 def test_the_optimal_questioner_plays_wordle_in_inspect_as_twentyq_play_plays_it(tmp_path):
     "Wordle's own task (`twentyq/wordle`, PAPRIKA's protocol by default): `--model twentyq/wordle` against the environment."
     play(questioner="wordle", judge="wordle-judge", game="wordle", out=str(tmp_path/"play"), progress=False, **QUICK)

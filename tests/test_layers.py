@@ -20,8 +20,11 @@ LAYERS = [
     ("Twenty Questions' rules: its five protocols", {"games.twenty_questions"}),
     ("Guess My City's rules: its two protocols (sampled as the successor's Twenty Questions), lists and knowledge",
      {"games.guess_my_city"}),
-    ("the engines, side by side: transformers, servers, each game's model-free players and its `Game` (Wordle's whole)",
-     {"backend", "serving", "games.wordnet", "games.cities", "games.wordle"}),
+    ("the murder mystery, whole: its `Game`, and the story lists and judge reading customer service shares",
+     {"games.murder_mystery"}),
+    ("the engines, side by side: transformers, servers, each game's model-free players and its `Game` (Wordle's, "
+     "customer service's whole)",
+     {"backend", "serving", "games.wordnet", "games.cities", "games.wordle", "games.customer_service"}),
     ("the table of games (the package games' own module)", {"games"}),
     ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
     ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),

@@ -56,6 +56,17 @@ def test_vf_eval_plays_wordle_against_its_environment(vllm_server, tmp_path):
         g = check_record(t["info"]["game"])
         assert (g["game"], g["protocol"], g["judge"]) == ("wordle", "paprika", "wordle-judge") and t["rewards"]["won"]["score"] == float(g["won"])
 
+def test_vf_eval_plays_a_story_game_with_a_model_judge(vllm_server, tmp_path):
+    "Customer service, which only a model can judge: the served model asks and, named as the judge, answers; the games `twentyq play` plays."
+    url = vllm_server.base_url
+    play(questioner=MODEL, judge=MODEL, game="customer-service", engine="openai", server=url, limit=2, judge_max_tokens=24,
+         out=str(tmp_path/"play"), progress=False, **QUICK)
+    rc, traces, said = vf_eval(url, tmp_path, "--env.taskset.game", "customer-service", "--env.taskset.judge-max-tokens", "24", "--env.judge", MODEL,
+                               "--env.judge-engine", "openai", "--env.judge-server", url)
+    assert rc == 0, said
+    same_games(traces, tmp_path/"play")
+    assert all(t["info"]["game"]["turns"][0]["judge_raw"] for t in traces)   # the model judged
+
 def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, smol, tmp_path):
     "Greedy, the games `twentyq play --greedy` plays; the belief reward, the turn rewards and a penalty's weight, by twentyq's scorer."
     play(questioner=MODEL, judge="wordnet-judge", engine="openai", server=vllm_server.base_url, limit=2, greedy=True, out=str(tmp_path/"play"),

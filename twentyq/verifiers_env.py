@@ -183,7 +183,9 @@ class TwentyQEnv(vf.Env[TwentyQEnvConfig]):
 
     async def run(self, task, agents):
         d = task.data
-        judge = check_game(self.config.judge or knowledge_judge(d.spec["game"]), d.spec["game"])
+        if (judge := self.config.judge or knowledge_judge(d.spec["game"])) is None:
+            raise ValueError(f"{d.spec['game']} has no model-free judge: name a model as its judge (--env.judge)")
+        judge = check_game(judge, d.spec["game"])
         spec = run_spec(d, questioner=agents.questioner.ctx.model, judge=judge)
         P = run_protocol(spec)
         game = new_game(P, **d.game, questioner=spec.questioner, judge=spec.judge)

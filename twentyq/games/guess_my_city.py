@@ -9,6 +9,7 @@ from __future__ import annotations
 import json, re, shutil, unicodedata
 from functools import cache
 from pathlib import Path
+from typing import Callable
 from ..core import data_path
 from ..sampling import Sampling
 from ..protocols import Protocol, ask_question, answer_questioner, ask_judge
@@ -24,9 +25,10 @@ __all__ = ['city_lists', 'lmrl_list', 'city_license', 'CITY_NAMES', 'CITY_COUNTR
            'paprika_judge_sampling', 'lmrl_oracle_sampling', 'city_protocols', 'place_form', 'hemisphere_form',
            'position_form', 'people_form', 'city_parts', 'lmrl_object', 'fold', 'match_city', 'build_cities',
            'load_cities', 'paprika_judge_chat', 'read_paprika_judge', 'secret_words', 'correct_paprika',
-           'paprika_start', 'paprika_on_reply', 'paprika_on_judge', 'lmrl_asker_prompt', 'read_lmrl_oracle',
-           'lmrl_city_done', 'lmrl_city_start', 'lmrl_city_questioner_chat', 'lmrl_city_on_reply', 'lmrl_city_on_judge',
-           'city_facts', 'read_number', 'city_truth', 'all_places', 'country_names', 'asks_for_name', 'city_open']
+           'paprika_start', 'paprika_on_reply', 'successor_on_judge', 'paprika_on_judge', 'lmrl_asker_prompt',
+           'read_lmrl_oracle', 'lmrl_city_done', 'lmrl_city_start', 'lmrl_city_questioner_chat', 'lmrl_city_on_reply',
+           'lmrl_city_on_judge', 'city_facts', 'read_number', 'city_truth', 'all_places', 'country_names',
+           'asks_for_name', 'city_open']
 
 # %% ../../nbs/09_guess_my_city.ipynb #8d35b724
 city_lists = {"gmc_train": "train", "gmc_eval": "eval", "gmc_lmrl": "LMRL-Gym"}   # shipped list: its key in the json
@@ -280,14 +282,21 @@ def paprika_on_reply(game, reply):
     "Every reply is a question (a guess too): record it and return the judge's chat for it."
     return ask_judge(game, reply, paprika_judge_chat)
 
-def paprika_on_judge(game, raw):
-    "Read and check the judge's reply, show the questioner what the successor's code shows, and end the game on a goal."
+def successor_on_judge(game:dict, # a game in play
+                       raw:str|None, # the judge model's reply, as generated
+                       correct:Callable, # (question, said, secret) -> (what the questioner is shown, why it changed)
+                      ):
+    "Read a judge model's reply as the successor does, check it with `correct`, show it, and end the game on a goal."
     t = game["turns"][-1]
     said, t["parse_ok"] = read_paprika_judge(raw)
-    shown, t["correction"] = correct_paprika(t["question"], said, game["secret"])
+    shown, t["correction"] = correct(t["question"], said, game["secret"])
     t["judge_raw"], t["judge_answer"], t["answer"] = raw, said, shown
     answer_questioner(game, shown)
     if "goal reached" in shown: game["won"], game["win_turn"] = True, game["n_questions"]
+
+def paprika_on_judge(game, raw):
+    "Read the judge's reply, check it (`correct_paprika`), show the questioner what the successor's code shows."
+    successor_on_judge(game, raw, correct_paprika)
 
 # %% ../../nbs/09_guess_my_city.ipynb #ad04cd1e
 lmrl_asker_intro = ("You are playing a game where you must guess where someone is from. You can ask 20 questions to "
