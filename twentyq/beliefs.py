@@ -75,6 +75,20 @@ def _frame(records, beliefs, cand, run, scorer, top_k=0):
     cols += ["top_candidates", "top_norm_logprobs"] if cand and top_k else []
     return pd.DataFrame(rows, columns=cols)
 
+# %% ../nbs/31_beliefs.ipynb #8a107602
+def _belief_views(records, cands):
+    "Each record as its game's beliefs score it, with its candidates (`Game.belief_view`); and the caller's candidates."
+    view = games_game(records).belief_view if records else None
+    return [view(r, cands) if view else (r, cands) for r in records], cands
+
+def _parts(views, n):
+    "(records, candidates) of runs of at most `n` consecutive views that share a candidate set."
+    part = []
+    for r, c in views:
+        if part and (len(part) == n or c != part[0][1]): yield [r for r, _ in part], part[0][1]; part = []
+        part.append((r, c))
+    if part: yield [r for r, _ in part], part[0][1]
+
 # %% ../nbs/31_beliefs.ipynb #064abb41
 def score_beliefs(games, # list of game records, or a games.jsonl file / run folder
                   scorer, # scoring model: a name for `get_backend`, or a backend
@@ -97,18 +111,17 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
     records, folder = _load_games(games)
     belief_prompt = belief_prompt or games_game(records).belief_prompt
     elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
-    if candidates is not None and lead != " ":
-        raise ValueError(f"candidate sets are scored under a belief prompt that joins E and a candidate with a space "
-                         f"(paper, city), not {belief_prompt!r}")
-    be, cands = _load_scorer(scorer, device=device), _load_candidates(candidates)
     for r in records: belief_points(r)          # fail early, naming the bad game
-    frames = []
+    views, cands = _belief_views(records, _load_candidates(candidates))
+    if any(c is not None for _, c in views) and lead != " ":
+        raise ValueError(f"candidate sets are scored under a belief prompt that joins E and a candidate with a space "
+                         f"(paper, city ...), not {belief_prompt!r}")
+    be, frames = _load_scorer(scorer, device=device), []
     with tqdm(total=len(records), desc=f"beliefs {be.name}", disable=not progress) as bar:
-        for a in range(0, len(records), games_per_step):
-            part = records[a:a+games_per_step]
+        for part, cs in _parts(views, games_per_step):
             # with candidates, the secret's belief rides on the candidates' pass (each transcript runs once)
-            lps, cs = (score_candidates(part, be, cands, elicitation, terminator, batch_size, chunk, template_kw,
-                                        with_secret=True) if cands else
+            lps, cs = (score_candidates(part, be, cs, elicitation, terminator, batch_size, chunk, template_kw,
+                                        with_secret=True) if cs else
                        (score_games(part, be, elicitation, batch_size, template_kw=template_kw, lead=lead), None))
             frames.append(_frame(part, lps, cs, run if run is not None else folder, be.name, top_k))
             bar.update(len(part))
@@ -185,9 +198,11 @@ def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size
                 progress, top_k, belief_prompt="paper"):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
     elicitation = belief_prompt_of(belief_prompt, elicitation)[0]
-    meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands else None,
+    own = cands is None and any(c is not None for _, c in _belief_views(records[:1], None)[0])   # a set per game
+    meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands or own else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
-                candidates=None if cands is None else hashlib.sha256("\n".join(cands).encode()).hexdigest())
+                candidates="per game" if own else None if cands is None else
+                hashlib.sha256("\n".join(cands).encode()).hexdigest())
     if cands and top_k: meta["top_k"] = top_k
     # the paper's files keep their settings as they were
     if belief_prompt != "paper": meta["belief_prompt"] = belief_prompt

@@ -23,7 +23,9 @@ default_elicitation = "Is the secret word"
 belief_prompts = {   # name: (E, what joins E and the secret)
     "paper": (default_elicitation, " "),   # "...Is the secret word cat"
     "cia": ("Is it '", ""),                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
-    "city": ("Is the city", " ")}          # Guess My City's guess "Is the city Lima, Peru?": "...Is the city Lima"
+    "city": ("Is the city", " "),          # Guess My City's guess "Is the city Lima, Peru?": "...Is the city Lima"
+    "culprit": ("Is the culprit", " "),    # the murder mystery's: "...Is the culprit Dr. Saito"
+    "solution": ("Is the solution:", " ")} # customer service's: "...Is the solution: The fridge door is ajar"
 
 def belief_prompt_of(name:str, # a belief prompt's name (a key of `belief_prompts`)
                      elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`

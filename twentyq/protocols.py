@@ -118,6 +118,9 @@ class Game:
     observer: Callable|None = None
     judge_chat: Callable|None = None     # (secret, question) -> the judge's chat, for a model judge's likelihoods
     flip: Callable|None = None           # (record, turn) -> the record with that answer otherwise (Fig. 4's flip)
+    # (record, candidates) -> (the record as its beliefs score it, its candidates): a secret that is not what the
+    # questioner names (a story's culprit), a candidate set per game (None: the record and the caller's candidates)
+    belief_view: Callable|None = None
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names
