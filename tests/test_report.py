@@ -274,8 +274,20 @@ def test_reproduce_tiny(tiny_job):
     assert set(city_own.belief_prompt) == {"city"} and city_own.n_candidates.eq(4).all() and city_own.norm_logprob.notna().all()
     gmc_card = json.loads((tmp_path/"gmc_transfer.json").read_text())
     assert gmc_card["has_data"] and gmc_card["reading"].startswith("Mean@k against") and "Mean ΔBelief per turn" in gmc_card["reading"]
-    gmc_table = pd.read_csv(tmp_path/"gmc_transfer.csv")                                    # a row per questioner and judge, with the readable share
-    assert len(gmc_table) == 9 and gmc_table.readable.between(0, 1).all() and gmc_table.set_index("questioner").loc["cities", "mean_at_k"] == 100
+    gmc_table = pd.read_csv(tmp_path/"gmc_transfer.csv")                                    # a row per game, questioner and judge, with the readable share
+    city_rows = gmc_table[gmc_table.game == "guess-my-city"]
+    assert len(city_rows) == 9 and city_rows.readable.between(0, 1).all() and city_rows.set_index("questioner").loc["cities", "mean_at_k"] == 100
+    assert gmc_table[gmc_table.game == "murder-mystery"][["questioner", "judge"]].values.tolist() == [["smollm2-135m", "smollm2-135m"]]
+    assert "Murder mystery: Mean@k SmolLM2-135M " in gmc_card["reading"] and "mean ΔBelief per turn SmolLM2-135M" in gmc_card["reading"]
+    mm = read_jsonl(tmp_path/"murder-mystery"/"runs"/"paprika--smollm2-135m--smollm2-135m"/"games.jsonl")   # a story game: the model judges
+    assert len(mm) == 1 and mm[0]["game"] == "murder-mystery" and all(t["judge_raw"] is not None for t in mm[0]["turns"])
+    mm_own = load_beliefs(tmp_path/"murder-mystery"/"runs"/"paprika--smollm2-135m--smollm2-135m", belief_prompt="culprit")
+    assert set(mm_own.secret) == {"Akiko"} and mm_own.n_candidates.eq(4).all()   # the culprit, over the scenario's suspects
+    for n in game_notebooks:            # its page: every card with data, or one line saying why (no ideal observer; no reference game)
+        card = json.loads((tmp_path/"murder-mystery"/f"{n}.json").read_text())
+        assert not card.get("error") and (card["has_data"] or card["note"]), card
+    assert json.loads((tmp_path/"murder-mystery"/"table1_pass_at_1.json").read_text())["has_data"]
+    assert "no ideal observer" in json.loads((tmp_path/"murder-mystery"/"information_per_question.json").read_text())["note"]
     for n in game_notebooks:            # the cards that read any game's runs, on its games, in a page of its own: data, or why not (no model won)
         card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
         assert not card.get("error") and html.escape(card["title"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card

@@ -61,7 +61,17 @@ scales = {
                          dict(game="wordle", protocol="paprika", secrets="wordle_answers",
                               knowledge=dict(limit=1, iterations=1, max_questions=6), model=None, trained=False,
                               model_free=dict(limit=3, iterations=2, max_questions=4),
-                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None)]),
+                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
+                         # the successor's story games, which only a model judges: each embedded model asks and
+                         # SmolLM2 answers, one scenario at 2 turns in replies of 12 tokens; the trained models take
+                         # no part; each model scores its own games, the murder mystery's over its scenario's
+                         # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes
+                         dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
+                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                              n_candidates=0, questioner_max_tokens=12, judge_max_tokens=12),
+                         dict(game="customer-service", protocol="paprika", secrets="cs_eval", trained=False,
+                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=12)]),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   transfer=[
@@ -74,7 +84,15 @@ scales = {
                       # as `secrets`); the environment is the only judge
                       dict(game="wordle", protocol="paprika", secrets="wordle_answers",
                            knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
-                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None)]),
+                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
+                      # the successor's story games: every evaluation scenario x 8 against the judge the user names
+                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh
+                      dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", model_judge=None,
+                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=0,
+                           questioner_max_tokens=None, judge_max_tokens=None),
+                      dict(game="customer-service", protocol="paprika", secrets="cs_eval", model_judge=None,
+                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=None,
+                           questioner_max_tokens=None, judge_max_tokens=None)]),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
@@ -240,32 +258,45 @@ def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-
      "this process. A server's prompt log-probabilities skip its prefix cache: a full prefill per state and candidate.")
     return None if candidates and (engine or {}).get("engine") == "vllm" else engine
 
+def _scorings(runs:Path|dict, candidates:list[str]|None, belief_prompt:str) -> dict:
+    ("{run folder: (candidates, belief prompt)} of `runs`: a folder, {folder: its candidates}, or {folder: "
+     "(candidates, belief prompt)}; the folders with games only.")
+    runs = runs if isinstance(runs, dict) else {runs: candidates}
+    return {r: v if isinstance(v, tuple) else (v, belief_prompt) for r, v in runs.items()
+            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()}
+
+def _names(runs:dict) -> str:
+    "The step's name of `runs`' folders: their names, with each one's game folder and prompt where the prompts differ."
+    if len({bp for _, bp in runs.values()}) == 1: return ", ".join(r.name for r in runs)
+    return ", ".join(f"{r.parent.name}/{r.name}" + (f" ({bp})" if bp != "paper" else "") for r, (_, bp) in runs.items())
+
 def _score_all(runs:Path|dict, scorers:list[str], log:list, engine:dict|None=None, belief_prompt:str="paper",
                candidates:list[str]|None=None):
-    ("Score the games of `runs` (a run folder, or {run folder: its candidates}) with every scorer under "
-     "`belief_prompt`, one step per scorer, which loads it once for all the runs (resumable; a folder without games "
-     "is skipped); `engine`: engine, server; `candidates`: each model scorer's belief over them too.")
-    runs = {r: c for r, c in (runs if isinstance(runs, dict) else {runs: candidates}).items()
-            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()}
-    names, prompt = ", ".join(r.name for r in runs), f" ({belief_prompt} prompt)" if belief_prompt != "paper" else ""
+    ("Score the games of `runs` (`_scorings`: a run folder, or {run folder: its candidates, or (candidates, belief "
+     "prompt)}) with every scorer under `belief_prompt` (or the run's own), one step per scorer, which loads it once "
+     "for all the runs (resumable; a folder without games is skipped); `engine`: engine, server; `candidates`: each "
+     "model scorer's belief over them too.")
+    runs = _scorings(runs, candidates, belief_prompt)
+    one = prompts.pop() if len(prompts := {bp for _, bp in runs.values()}) == 1 else None   # one prompt for all
+    prompt = f" ({one} prompt)" if one not in (None, "paper") else ""
     for s in scorers if runs else []:
-        print(f"== score {names} with {s}" + (f" ({belief_prompt} belief prompt)" if prompt and not is_model_free(s)
-                                                else ""))
-        with _step(log, f"score {names} with {model_label(s)}{prompt}"):
+        print(f"== score {_names(runs)} with {s}" + (f" ({one} belief prompt)" if prompt and not is_model_free(s)
+                                                      else ""))
+        with _step(log, f"score {_names(runs)} with {model_label(s)}{prompt}"):
             if is_model_free(s):
-                for run in runs: score_run(run, s, belief_prompt=belief_prompt)
-            else: _score_loaded(runs, s, engine, belief_prompt)
+                for run, (_, bp) in runs.items(): score_run(run, s, belief_prompt=bp)
+            else: _score_loaded(runs, s, engine)
 
-def _score_loaded(runs:dict, scorer:str, engine:dict|None, belief_prompt:str):
-    ("Score each run of `runs` ({folder: its candidates}) with model `scorer`, loaded once per engine its runs "
-     "score on (`scoring_engine`), not once per run; a server the vllm engine started is stopped after.")
+def _score_loaded(runs:dict, scorer:str, engine:dict|None):
+    ("Score each run of `runs` ({folder: (its candidates, belief prompt)}) with model `scorer`, loaded once per engine "
+     "its runs score on (`scoring_engine`), not once per run; a server the vllm engine started is stopped after.")
     loaded = {}
     try:
-        for run, cands in runs.items():
+        for run, (cands, bp) in runs.items():
             e = scoring_engine(engine, cands) or {}
             key = (e.get("engine", "hf"), e.get("server"))
             if key not in loaded: loaded[key] = player(scorer, *key)
-            score_run(run, loaded[key], candidates=cands, belief_prompt=belief_prompt)
+            score_run(run, loaded[key], candidates=cands, belief_prompt=bp)
     finally:
         for be in loaded.values():
             if be.can.closes: be.close()
@@ -316,10 +347,11 @@ def transfer_runs(out:Path, # the report folder
     ("(questioner, judge, run folder, sizes) of each run of a transfer game: every model against the game's model-free "
      "judge and, where the game has `model` sizes, `judge`; its model-free questioner against its model-free judge.")
     G = get_game(t["game"])
-    kj, mq = model_free_judge(G), next(n for n, c in G.players.items() if "questioner" in c.roles)
+    kj, mq = model_free_judge(G), next((n for n, c in G.players.items() if "questioner" in c.roles), None)
     models = [q for q in questioners if not is_model_free(q)]
-    pairs = ([(q, kj, t["knowledge"]) for q in models] + [(mq, kj, t["knowledge"] | t.get("model_free", {}))]
-             + [(q, judge, t["model"]) for q in models if judge and t.get("model")])
+    pairs = [(q, kj, t["knowledge"]) for q in models if kj]                     # each model vs the model-free judge
+    pairs += [(mq, kj, t["knowledge"] | t.get("model_free", {}))] if mq else []   # the ceiling
+    pairs += [(q, judge, t["model"]) for q in models if judge and t.get("model")]
     return [(q, j, game_runs(out, t)/f"{t['protocol']}--{slug(q)}--{slug(j)}", s) for q, j, s in pairs]
 
 def _transfer_prompt(t:dict) -> str:
@@ -341,7 +373,8 @@ def _transfer(out:Path, questioners:list[str], job_judge:str, t:dict, log:list, 
         with _step(log, f"transfer {model_label(q)} vs {model_label(j)}"):
             play(questioner=q, judge=j, game=t["game"], protocol=t["protocol"], secrets=t["secrets"], **sizes,
                  **budgets, **(engine or {}), out=str(run), progress=False)
-        if not is_model_free(q) and is_model_free(j):   # a model's own games against the model-free judge
+        # a model's own games against the model-free judge; where the game has none, against the model judge
+        if not is_model_free(q) and (is_model_free(j) or model_free_judge(get_game(t["game"])) is None):
             _score_all(run, [q], log, engine, belief_prompt=bp, candidates=cities)
 
 def _taking_part(names:list[str], # the job's questioners or scorers
@@ -364,10 +397,9 @@ def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     _best_play(questioner, size["secrets"], size["limit"], run)
     return run
 
-def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list,
-               engine:dict|None=None) -> dict:
-    ("Stage 3: the reference games of `refs` and their flipped copies, scored by every scorer in `ss`; return their "
-     "counts (`make_reference`).")
+def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:bool, size:dict, log:list) -> tuple:
+    ("Stage 3: the reference games of `refs` and their flipped copies; (their counts (`make_reference`), what each "
+     "scorer of `ss` scores of them: {scorer: {run folder: (candidates, belief prompt)}}).")
     with _step(log, "reference: play"):
         runs = [_play_wordnet(out, q, size) if is_model_free(q) else out/"runs"/f"paper--{slug(q)}" for q in refs
                 if is_model_free(q) or "paper" in ps]
@@ -375,9 +407,9 @@ def _reference(out:Path, refs:list[str], ss:list[str], ps:list[str], false_wins:
     info = make_reference(games, out, false_wins=false_wins)
     print(f"== reference: {info['n_reference']} reference games (won by {', '.join(refs)}), {info['n_flipped']} with a "
           f"flipped penultimate answer, {info['n_false_wins']} false win(s) {'included' if false_wins else 'excluded'}")
-    # the reference games over the candidates too; each scorer loaded once for both folders
-    _score_all({out/"reference": scale_candidates(size), out/"reference-flipped": None}, ss, log, engine)
-    return info
+    # the reference games over the candidates too
+    return info, {s: {out/"reference": (scale_candidates(size), "paper"), out/"reference-flipped": (None, "paper")}
+                  for s in ss}
 
 # %% ../nbs/62_pipeline.ipynb #d65b0d60
 def reference_questioner(games:pd.DataFrame, # one game's games (`load_runs`), of every questioner
@@ -391,32 +423,35 @@ def reference_questioner(games:pd.DataFrame, # one game's games (`load_runs`), o
     q = wins.sort_values(ascending=False, kind="stable").index[0]
     return q, f"no model-free questioner: the questioner with the most wins ({wins[q]})"
 
-def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, log:list, engine:dict|None=None,
-                    trained:list[str]=()) -> dict|None:
-    ("Stage 3b: a transfer game's reference games and their copies flipped by its own flip, into out/<game>/, "
-     "scored by every scorer of that game under its belief prompt; its model-free questioner's games too, by every "
-     "scorer the job did not train, as `run_scorers` has the reference questioner's (None: no transfer games).")
+def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, trained:list[str]=()) -> tuple:
+    ("Stage 3b: a transfer game's reference games and their copies flipped by its own flip, into out/<game>/; (their "
+     "counts (None: the game was not played), what each scorer of the game scores under its belief prompt: the "
+     "reference games, and its model-free questioner's games by every scorer the job did not train, as `run_scorers` "
+     "has the reference questioner's).")
     runs = {p.parent: load_run(p.parent) for p in sorted(game_runs(out, t).glob("*/games.jsonl"))}
-    if not runs: return None
+    if not runs: return None, {}
     G, games = get_game(t["game"]), pd.concat(runs.values(), ignore_index=True)
     q, why = reference_questioner(games)
     info = make_reference(games[games.questioner == q], out/G.name, false_wins, G.flip, f"{q}: {why}" if q else why)
     print(f"== reference ({G.name}): {info['n_reference']} reference games (won by {q}: {why}), {info['n_flipped']} "
           "with a flipped penultimate answer")
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
-    refs, bp = {out/G.name/"reference": _transfer_cities(t), out/G.name/"reference-flipped": None}, _transfer_prompt(t)
-    free = {r: None for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
-    for s in ss:   # each scorer loaded once for all its runs; the model-free questioner's: raw foreign beliefs (Fig. 6)
-        _score_all(refs | (free if s not in trained else {}), [s], log, engine, bp)
-    return info
+    bp = _transfer_prompt(t)
+    refs = {out/G.name/"reference": (_transfer_cities(t), bp), out/G.name/"reference-flipped": (None, bp)}
+    free = {r: (None, bp) for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
+    # the model-free questioner's games: raw foreign beliefs (Fig. 6)
+    return info, {s: refs | (free if s not in trained else {}) for s in ss}
 
 def reference_stage(job:Job):
-    "Stage 3: the reference games and their flipped copies, scored by every scorer; each transfer game's too."
-    _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins,
-               job.size, job.log, job.engine)
+    ("Stage 3: the reference games and their flipped copies, and each transfer game's, scored by every scorer: a step "
+     "per scorer, which loads it once for the runs of every game.")
+    _, plan = _reference(job.out, job.reference, job.scorers + job.ideal, job.protocols, job.false_wins, job.size,
+                         job.log)
     for t in job.size.get("transfer", []):
-        _game_reference(job.out, t, _taking_part(job.scorers + job.ideal, t, job.trained), job.false_wins, job.log,
-                        job.engine, job.trained)
+        ss = _taking_part(job.scorers + job.ideal, t, job.trained)
+        for s, runs in _game_reference(job.out, t, ss, job.false_wins, job.trained)[1].items():
+            plan[s] = plan.get(s, {}) | runs
+    for s, runs in plan.items(): _score_all(runs, [s], job.log, job.engine)
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:

@@ -60,8 +60,8 @@ def games_game(games, # game records of one game (a DataFrame or dicts); a recor
 
 def game_readable_share(games, # game records of one game (a DataFrame or dicts)
                        ) -> float:
-    "Share of the questions of `games` their game's knowledge judge reads; NaN if none."
-    return games_game(games).readable(games)
+    "Share of the questions of `games` their game's knowledge judge reads; NaN if none, or if it has no knowledge."
+    return G.readable(games) if (G := games_game(games)).readable else float("nan")
 
 # %% ../../nbs/18_games.ipynb #4b00687e
 def protocol_columns(game:str|None, # a game's name (None: `default_game`, for records that name none)
