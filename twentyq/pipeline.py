@@ -25,7 +25,7 @@ from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo, GRPOSpec
-from .report import (paper_notebooks, game_notebooks, run_notebooks, run_model_notebooks, write_index, slug,
+from .report import (paper_notebooks, game_notebooks, run_report_notebooks, write_index, slug,
                             unread_cards)
 
 # %% auto #0
@@ -62,16 +62,18 @@ scales = {
                               knowledge=dict(limit=1, iterations=1, max_questions=6), model=None, trained=False,
                               model_free=dict(limit=3, iterations=2, max_questions=4),
                               n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
-                         # the successor's story games, which only a model judges: each embedded model asks and
-                         # SmolLM2 answers, one scenario at 2 turns in replies of 12 tokens; the trained models take
-                         # no part; each model scores its own games, the murder mystery's over its scenario's
+                         # the successor's story games, which only a model judges: SmolLM2 asks and answers, one
+                         # scenario at 2 turns in replies of 12 tokens (`questioners`: the others would cost the job
+                         # 20 s); every untrained model scores its games, the murder mystery's over its scenario's
                          # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes
                          dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
-                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
-                              n_candidates=0, questioner_max_tokens=12, judge_max_tokens=12),
+                              questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
+                              model_judge="smollm2-135m", n_candidates=0, questioner_max_tokens=12,
+                              judge_max_tokens=12),
                          dict(game="customer-service", protocol="paprika", secrets="cs_eval", trained=False,
-                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
-                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=12)]),
+                              questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
+                              model_judge="smollm2-135m", n_candidates=4, questioner_max_tokens=12,
+                              judge_max_tokens=12)]),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   transfer=[
@@ -385,9 +387,11 @@ def _taking_part(names:list[str], # the job's questioners or scorers
     return [n for n in names if t.get("trained", True) or n not in trained]
 
 def transfer_stage(job:Job):
-    "Stage 2b: each game of the scale's `transfer` list, played and scored as the successor measures transfer."
+    ("Stage 2b: each game of the scale's `transfer` list, played and scored as the successor measures transfer; by "
+     "the questioners taking part, those of its `questioners` if it names them.")
     for t in job.size.get("transfer", []):
-        _transfer(job.out, _taking_part(job.questioners, t, job.trained), job.judge, t, job.log, job.engine)
+        qs = [q for q in _taking_part(job.questioners, t, job.trained) if q in t.get("questioners", [q])]
+        _transfer(job.out, qs, job.judge, t, job.log, job.engine)
 
 # %% ../nbs/62_pipeline.ipynb #2e6a928e
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
@@ -439,6 +443,8 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, trained:lis
     bp = _transfer_prompt(t)
     refs = {out/G.name/"reference": (_transfer_cities(t), bp), out/G.name/"reference-flipped": (None, bp)}
     free = {r: (None, bp) for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
+    if not any(is_model_free(q) for q in games.questioner):   # no model-free questioner: every game, by every scorer
+        free = {r: (_transfer_cities(t), bp) for r in runs}       # (each model's own: scored already, so skipped)
     # the model-free questioner's games: raw foreign beliefs (Fig. 6)
     return info, {s: refs | (free if s not in trained else {}) for s in ss}
 
@@ -464,7 +470,7 @@ def settings_of(job:Job) -> dict:
 
 def _game_pages(job:Job, params:dict) -> dict:
     ("{folder: (parameters, names)}: `game_notebooks` on each transfer game's games and reference games, into "
-     "out/<game>/ (`run_notebooks`' `pages`).")
+     "out/<game>/ (`run_report_notebooks`' `pages`).")
     names = [n for n in game_notebooks if not job.figures or n in job.figures]
     if not names: return {}
     played = [t for t in job.size.get("transfer", []) if any(game_runs(job.out, t).glob("*/games.jsonl"))]
@@ -483,8 +489,10 @@ def report_stage(job:Job):
     params = dict(runs_dir=str((out/"runs").resolve()), out_dir=str(out.resolve()), reference_dir=str(out.resolve()),
                   questioners=job.questioners, scorers=job.scorers + job.ideal, settings=cfg)
     with _step(job.log, "report: figure and model notebooks"):
-        failed = run_notebooks(out, params, job.figures or None, pages=(pages := _game_pages(job, params)))
-        model_links, failed_models = run_model_notebooks(out, [q for q in job.questioners if q in job.scorers], params)
+        # the figure notebooks, the games' pages and the model notebooks in one pool
+        failed, model_links, failed_models = run_report_notebooks(out, params, job.figures or None,
+                                                                  pages := _game_pages(job, params),
+                                                                  [q for q in job.questioners if q in job.scorers])
     for game in pages:   # each game's page, a line per card that reads Twenty Questions only, linked from the index
         unread_cards(out/game, job.figures or None); write_index(out/game, f"twentyq report: {game}", cfg)
     game_links = {f"{g}/index.html": f"{g}: {', '.join(ns)} on its games" for g, (_, ns) in pages.items()}

@@ -18,7 +18,8 @@ from .runs import plain, model_label
 # %% auto #0
 __all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item',
            'nothing_to_show', 'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index',
-           'notebooks_dir', 'notebook_title', 'unread_cards', 'run_notebooks', 'run_model_notebooks']
+           'notebooks_dir', 'notebook_title', 'unread_cards', 'run_notebooks', 'run_model_notebooks',
+           'run_report_notebooks']
 
 # %% ../nbs/60_report.ipynb #224377d7
 # every figure notebook of nbs/paper, in the index's order, with the games it reads: None, any game's runs and
@@ -499,14 +500,22 @@ def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/no
     ("Execute each figure notebook with papermill; return the names of those that failed (each has a failed card), "
      "a page's as <subfolder>/<name>.")
     out, failed = Path(out), set()
-    todo = _notebook_jobs(out, parameters, names or paper_notebooks)
-    for sub, (params, ns) in (pages or {}).items(): todo |= _notebook_jobs(out/sub, params, ns, f"{sub}/")
-    for key, err, secs in _execute_all(todo, workers):
-        sub, _, name = key.rpartition("/")
-        if err is None and not _cards_of(out/sub, name): err = "RuntimeError: the notebook ran but wrote no report item"
-        if err: failed.add(key); failed_item(out/sub, name, notebook_title(name), err)
-        if progress: print(f"   {key}: {'failed' if err else 'done'} ({secs:.0f} s)")
+    todo = _figure_jobs(out, parameters, names or paper_notebooks, pages)
+    for key, err, secs in _execute_all(todo, workers): _figure_done(out, key, err, secs, failed, progress)
     return [k for k in todo if k in failed]
+
+def _figure_jobs(out:Path, parameters:dict, names:list[str], pages:dict|None) -> dict:
+    "`_execute_all`'s jobs for figure notebooks `names` into `out`, and for each page's into its subfolder."
+    todo = _notebook_jobs(out, parameters, names)
+    for sub, (params, ns) in (pages or {}).items(): todo |= _notebook_jobs(out/sub, params, ns, f"{sub}/")
+    return todo
+
+def _figure_done(out:Path, key:str, err:str|None, secs:float, failed:set, progress:bool):
+    "A figure notebook finished: a failed card in its place if it failed or wrote no card, its key into `failed`."
+    sub, _, name = key.rpartition("/")
+    if err is None and not _cards_of(out/sub, name): err = "RuntimeError: the notebook ran but wrote no report item"
+    if err: failed.add(key); failed_item(out/sub, name, notebook_title(name), err)
+    if progress: print(f"   {key}: {'failed' if err else 'done'} ({secs:.0f} s)")
 
 # %% ../nbs/60_report.ipynb #7cd7f202
 def run_model_notebooks(
@@ -518,17 +527,44 @@ def run_model_notebooks(
                         workers:int=2, # notebooks executed at once
                        ) -> tuple[dict, list[str]]:
     "({html file: link text} for the index, the models whose notebook failed)."
-    from nbconvert import HTMLExporter
-    out, links, errors = Path(out), {}, {}
+    return run_report_notebooks(out, parameters, [], models=models, progress=progress, workers=workers)[1:]
+
+def _model_notebook(out:Path, model:str) -> Path: return out/"notebooks"/f"model--{slug(model)}.ipynb"
+
+def _model_jobs(out:Path, models:list[str], parameters:dict) -> dict:
+    "`_execute_all`'s jobs for each model's notebook (`model_report`), keyed 'model:' + the model."
     (out/"notebooks").mkdir(parents=True, exist_ok=True)
     keep = {k: v for k, v in parameters.items() if k in ("runs_dir", "out_dir", "reference_dir", "settings")}
-    dst = {m: out/"notebooks"/f"model--{slug(m)}.ipynb" for m in models}
-    todo = {m: (str(notebooks_dir()/"model_report.ipynb"), str(dst[m]), dict(keep, model=m), str(out)) for m in models}
-    for m, err, secs in _execute_all(todo, workers):
-        errors[m] = err
+    return {f"model:{m}": (str(notebooks_dir()/"model_report.ipynb"), str(_model_notebook(out, m)), dict(keep, model=m),
+                           str(out)) for m in models}
+
+def _model_links(out:Path, models:list[str], errors:dict) -> dict:
+    "{html file: link text} of the models' executed notebooks, each rendered to HTML, in the models' order."
+    from nbconvert import HTMLExporter   # deferred: rendering the model notebooks only
+    links = {}
+    for m in [m for m in models if _model_notebook(out, m).exists()]:
+        dst = _model_notebook(out, m)
+        dst.with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst))[0])
+        links[f"notebooks/{dst.stem}.html"] = (f"{model_label(m)}: games, tables, belief curves"
+                                               + (" (failed)" if errors.get(m) else ""))
+    return links
+
+def run_report_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/
+                         parameters:dict, # papermill parameters, the same for every notebook
+                         names:list[str]|None=None, # figure notebooks (None: `paper_notebooks`)
+                         pages:dict|None=None, # more pages: {subfolder of `out`: (its parameters, names)}
+                         models:list[str]=(), # the models, a model notebook each
+                         progress:bool=True, # print one line per notebook as it finishes
+                         workers:int=2, # notebooks executed at once
+                        ) -> tuple[list[str], dict, list[str]]:
+    ("The figure notebooks, the pages' and the models' in one pool of workers, each worker's kernel reused across "
+     "them: (the figure notebooks that failed, as `run_notebooks`; the models' links and failures, as "
+     "`run_model_notebooks`).")
+    out, failed, errors = Path(out), set(), {}
+    todo = _figure_jobs(out, parameters, paper_notebooks if names is None else names, pages)
+    todo |= _model_jobs(out, models, parameters)
+    for key, err, secs in _execute_all(todo, workers):
+        if not key.startswith("model:"): _figure_done(out, key, err, secs, failed, progress); continue
+        errors[m := key.removeprefix("model:")] = err
         if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
-    for m in [m for m in models if dst[m].exists()]:   # the links in the models' order
-        dst[m].with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst[m]))[0])
-        links[f"notebooks/{dst[m].stem}.html"] = (f"{model_label(m)}: games, tables, belief curves"
-                                                  + (" (failed)" if errors[m] else ""))
-    return links, [m for m in models if errors[m]]
+    return [k for k in todo if k in failed], _model_links(out, models, errors), [m for m in models if errors.get(m)]
