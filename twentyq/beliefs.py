@@ -77,9 +77,9 @@ def _frame(records, beliefs, cand, run, scorer, top_k=0):
 
 # %% ../nbs/31_beliefs.ipynb #8a107602
 def _belief_views(records, cands):
-    "Each record as its game's beliefs score it, with its candidates (`Game.belief_view`); and the caller's candidates."
+    "Each record as its game's beliefs score it, with its candidates (`Game.belief_view`; none: `cands`)."
     view = games_game(records).belief_view if records else None
-    return [view(r, cands) if view else (r, cands) for r in records], cands
+    return [view(r, cands) if view else (r, cands) for r in records]
 
 def _parts(views, n):
     "(records, candidates) of runs of at most `n` consecutive views that share a candidate set."
@@ -112,7 +112,8 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
     belief_prompt = belief_prompt or games_game(records).belief_prompt
     elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
     for r in records: belief_points(r)          # fail early, naming the bad game
-    views, cands = _belief_views(records, _load_candidates(candidates))
+    cands = _load_candidates(candidates)
+    views = _belief_views(records, cands)
     if any(c is not None for _, c in views) and lead != " ":
         raise ValueError(f"candidate sets are scored under a belief prompt that joins E and a candidate with a space "
                          f"(paper, city ...), not {belief_prompt!r}")
@@ -198,7 +199,7 @@ def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size
                 progress, top_k, belief_prompt="paper"):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
     elicitation = belief_prompt_of(belief_prompt, elicitation)[0]
-    own = cands is None and any(c is not None for _, c in _belief_views(records[:1], None)[0])   # a set per game
+    own = cands is None and any(c is not None for _, c in _belief_views(records[:1], None))   # a set per game
     meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands or own else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
                 candidates="per game" if own else None if cands is None else

@@ -442,10 +442,10 @@ def _game_reference(out:Path, t:dict, ss:list[str], false_wins:bool, trained:lis
     ss = [s for s in ss if not is_model_free(s) or player_game(s) is G]   # the other games' observers: not here
     bp = _transfer_prompt(t)
     refs = {out/G.name/"reference": (_transfer_cities(t), bp), out/G.name/"reference-flipped": (None, bp)}
-    free = {r: (None, bp) for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
-    if not any(is_model_free(q) for q in games.questioner):   # no model-free questioner: every game, by every scorer
-        free = {r: (_transfer_cities(t), bp) for r in runs}       # (each model's own: scored already, so skipped)
-    # the model-free questioner's games: raw foreign beliefs (Fig. 6)
+    # the model-free questioner's games: raw foreign beliefs (Fig. 6); a game with none: every game, by every scorer
+    # (each model's own games: scored already in the transfer stage, so skipped)
+    free = ({r: (None, bp) for r, g in runs.items() if len(g) and is_model_free(g.questioner.iloc[0])}
+            if any(is_model_free(q) for q in games.questioner) else {r: (_transfer_cities(t), bp) for r in runs})
     return info, {s: refs | (free if s not in trained else {}) for s in ss}
 
 def reference_stage(job:Job):

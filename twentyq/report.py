@@ -499,10 +499,7 @@ def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/no
                  ) -> list[str]:
     ("Execute each figure notebook with papermill; return the names of those that failed (each has a failed card), "
      "a page's as <subfolder>/<name>.")
-    out, failed = Path(out), set()
-    todo = _figure_jobs(out, parameters, names or paper_notebooks, pages)
-    for key, err, secs in _execute_all(todo, workers): _figure_done(out, key, err, secs, failed, progress)
-    return [k for k in todo if k in failed]
+    return run_report_notebooks(out, parameters, names or paper_notebooks, pages, progress=progress, workers=workers)[0]
 
 def _figure_jobs(out:Path, parameters:dict, names:list[str], pages:dict|None) -> dict:
     "`_execute_all`'s jobs for figure notebooks `names` into `out`, and for each page's into its subfolder."
@@ -542,8 +539,8 @@ def _model_links(out:Path, models:list[str], errors:dict) -> dict:
     "{html file: link text} of the models' executed notebooks, each rendered to HTML, in the models' order."
     from nbconvert import HTMLExporter   # deferred: rendering the model notebooks only
     links = {}
-    for m in [m for m in models if _model_notebook(out, m).exists()]:
-        dst = _model_notebook(out, m)
+    for m in models:
+        if not (dst := _model_notebook(out, m)).exists(): continue
         dst.with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst))[0])
         links[f"notebooks/{dst.stem}.html"] = (f"{model_label(m)}: games, tables, belief curves"
                                                + (" (failed)" if errors.get(m) else ""))
@@ -567,4 +564,5 @@ def run_report_notebooks(out:Path|str, # report folder; executed notebooks go to
         if not key.startswith("model:"): _figure_done(out, key, err, secs, failed, progress); continue
         errors[m := key.removeprefix("model:")] = err
         if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
-    return [k for k in todo if k in failed], _model_links(out, models, errors), [m for m in models if errors.get(m)]
+    links = _model_links(out, models, errors) if models else {}   # (no models: no HTML exporter to import)
+    return [k for k in todo if k in failed], links, [m for m in models if errors.get(m)]

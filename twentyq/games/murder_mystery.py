@@ -32,10 +32,9 @@ def write_story_lists(path:Path|str, # the successor's scenario file (murder_mys
                      ) -> list[Path]:
     "Write each split of `path` as a list, `secret<TAB>scenario` (its `env` and `agent` texts) and more; their paths."
     dest, data = Path(dest or data_path("")), json.loads(Path(path).read_text(encoding="utf-8"))
-    more = lambda e: derive(e["env"]) if derive else {}
     for name, split in lists.items():
-        rows = [[e["env"], e["agent"], *more(e).values()] for e in data[split]]
-        write_tsv(dest/f"{name}.tsv", ["secret", "scenario", *more(data[split][0])], rows)
+        rows = [dict(secret=e["env"], scenario=e["agent"], **(derive(e["env"]) if derive else {})) for e in data[split]]
+        write_tsv(dest/f"{name}.tsv", list(rows[0]), [list(r.values()) for r in rows])
     if (Path(path).parent/city_license).exists(): shutil.copy(Path(path).parent/city_license, dest/city_license)
     return [dest/f"{name}.tsv" for name in lists]
 
