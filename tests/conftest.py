@@ -65,7 +65,8 @@ def tiny_job(tmp_path_factory):
                                          model=None, trained=False, model_free=dict(limit=2, iterations=2, max_questions=4), n_candidates=4,
                                          questioner_max_tokens=12, judge_max_tokens=None),
                                     dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False, model=dict(limit=1, iterations=1, max_questions=2),
-                                         model_judge=MODEL, n_candidates=0, questioner_max_tokens=8, judge_max_tokens=8)])
+                                         model_judge=MODEL, n_candidates=0, questioner_max_tokens=8, judge_max_tokens=8,
+                                         observer_samples=1)])
     # SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py, tiny-2x2-1e-3)
     train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
                                 max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=2, grpo_save_steps=0, micro_batch=1)

@@ -9,6 +9,7 @@ from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl, load_beliefs
 from twentyq.report import paper_notebooks, game_notebooks, slug
 from twentyq.beliefs import beliefs_path
+from twentyq.observer import read_observer
 from twentyq.games.wordnet import readable_share
 from games import game as _game, write_run, write_beliefs
 from inline import run_inline, shown_markdown
@@ -287,7 +288,10 @@ def test_reproduce_tiny(tiny_job):
         card = json.loads((tmp_path/"murder-mystery"/f"{n}.json").read_text())
         assert not card.get("error") and (card["has_data"] or card["note"]), card
     assert json.loads((tmp_path/"murder-mystery"/"table1_pass_at_1.json").read_text())["has_data"]
-    assert "no ideal observer" in json.loads((tmp_path/"murder-mystery"/"information_per_question.json").read_text())["note"]
+    watched = read_observer(tmp_path/"murder-mystery"/"runs"/"paprika--smollm2-135m--smollm2-135m")   # through its judge, kept per run
+    assert watched.answered_by.tolist()[1:] == ["model", "model"] and watched.n_left.eq(4).all() and watched.expected_gain_bits[1:].notna().all()
+    info = json.loads((tmp_path/"murder-mystery"/"information_per_question.json").read_text())
+    assert info["has_data"] and "weighed by the judge's likelihood" in info["reading"] and "Update efficiency η" in info["reading"], info
     for n in game_notebooks:            # the cards that read any game's runs, on its games, in a page of its own: data, or why not (no model won)
         card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
         assert not card.get("error") and html.escape(card["title"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card

@@ -6,11 +6,11 @@ Docs: https://twentyq.github.io/twentyq/beliefs.html.md"""
 
 # %% ../nbs/31_beliefs.ipynb #81c93380
 from __future__ import annotations
-import hashlib, json, os, re, threading
+import hashlib, json, os, threading
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
-from .runs import read_jsonl, read_run, hold_run, belief_points
+from .runs import read_jsonl, read_run, hold_run, belief_points, name_slug
 from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw,
                              score_games, score_candidates, naive_beliefs)
 from .players import player, is_model_free, check_role
@@ -153,7 +153,7 @@ def beliefs_path(run_dir:Path|str, # run folder
                  belief_prompt:str="paper", # the belief prompt: another than the paper's gets a file of its own
                 ) -> Path:
     "Where `score_run` keeps the beliefs of `scorer` for the run in `run_dir`."
-    slug = re.sub(r'[^A-Za-z0-9._-]+', '_', scorer).strip('_')
+    slug = name_slug(scorer)
     return Path(run_dir)/(f"beliefs-{slug}.parquet" if belief_prompt == "paper"
                           else f"beliefs-{slug}--{belief_prompt}.parquet")
 

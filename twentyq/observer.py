@@ -10,15 +10,21 @@ import math
 import numpy as np, pandas as pd
 from scipy.stats import spearmanr
 from .core import logprob_eps
-from .runs import record_qa
+import json, os
+from pathlib import Path
+from .runs import record_qa, read_run, hold_run, name_slug
 from .protocols import template_kw
 from .backend import split_pair
+from dataclasses import replace
+from .sampling import Sampling
 from .onepass import build_trie, branch_logprob, check_scorer, tree_logprobs
 from .games import get_game, games_game
 
 # %% auto #0
-__all__ = ['judge_answer_lead', 'judge_answers', 'judge_likelihoods', 'observe', 'unread_questions', 'ideal_observer',
-           'update_efficiency', 'game_efficiency', 'information_and_length', 'information_rho']
+__all__ = ['judge_answer_lead', 'judge_answers', 'observer_sampling', 'judge_likelihoods', 'observe', 'unread_questions',
+           'ideal_observer', 'sample_replies', 'sampled_gain_bits', 'reply_likelihoods', 'judge_observer',
+           'observer_path', 'observe_run', 'read_observer', 'update_efficiency', 'game_efficiency',
+           'information_and_length', 'information_rho']
 
 # %% ../nbs/32_observer.ipynb #19c9a81b
 judge_answer_lead = "<answer>"   # what opens a judge's reply before its answer word (the paper's and PAPRIKA's)
@@ -29,19 +35,31 @@ def _shared(seqs:list[list[int]]) -> int:
     first = seqs[0]
     return min(next((i for i, (x, y) in enumerate(zip(first, s)) if x != y), min(len(first), len(s))) for s in seqs)
 
-def _question_row(tok, judge, question:str, words:list[str], chunk:int, chat) -> dict:
-    "One question's row for `tree_logprobs`: the start its prompts share, then a trie per group of candidates."
-    prompt = lambda w: judge.render(chat(w, question), **template_kw) + judge_answer_lead
-    # (context, answer) token ids, candidate by candidate, Yes then No: each answer split from its own prompt
-    pairs = [split_pair(tok, prompt(w), a) for w in words for a in judge_answers]
+def _answers_row(tok, prompts:list[str], answers:list[str], chunk:int) -> dict:
+    "A row for `tree_logprobs`: the start `prompts` share, then a trie per group of prompts, each with every answer."
+    # (context, answer) token ids, prompt by prompt, answer by answer: each answer split from its own prompt
+    pairs, k = [split_pair(tok, p, a) for p in prompts for a in answers], len(answers)
     seqs = [c + y for c, y in pairs]
     n = min(_shared(seqs), min(len(c) for c, _ in pairs))   # the shared start ends before any answer's tokens
     groups, cur = [], []
-    for k in range(0, len(pairs), len(judge_answers)):       # a candidate's answers in one trie
-        cur += range(k, k + len(judge_answers))
-        if sum(len(seqs[j]) - n for j in cur[::len(judge_answers)]) >= chunk or k + len(judge_answers) == len(pairs):
+    for a in range(0, len(pairs), k):                        # a prompt's answers in one trie
+        cur += range(a, a + k)
+        if sum(len(seqs[j]) - n for j in cur[::k]) >= chunk or a + k == len(pairs):
             groups.append((build_trie([tuple(seqs[j][n:]) for j in cur], [len(pairs[j][1]) for j in cur]), n)); cur = []
     return dict(x=seqs[0][:n], groups=groups, naive_tokens=sum(map(len, seqs)))
+
+def _answers_logprobs(judge, rows:list[dict], batch_size:int, chunk:int, stats:dict|None) -> list[np.ndarray]:
+    "Each row's log P(answer | prompt), prompt by prompt and answer by answer, in one flat array per row."
+    if stats is not None: stats["naive_tokens"] = stats.get("naive_tokens", 0) + sum(r["naive_tokens"] for r in rows)
+    outs = tree_logprobs(judge.model, rows, batch_size, chunk, stats)
+    return [np.array([branch_logprob(t, o, j) for (t, _), o in zip(r["groups"], out) for j in range(len(t["paths"]))])
+            for r, out in zip(rows, outs)]
+
+def _in_process(judge):
+    "Refuse a judge on a server: its likelihoods need the model's own log-probabilities."
+    if not judge.can.in_process:
+        raise ValueError(f"judge likelihoods need an in-process judge (engine 'hf'); {judge.name!r} is on a server")
+    check_scorer(judge)   # it renders the judge's chat with its own template
 
 def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       questions:list[str], # the questions
@@ -52,14 +70,11 @@ def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       game:str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: the default)
                      ) -> np.ndarray:
     "log P(a | q, c) for a in Yes, No (normalised over the two), per question and candidate: [question, candidate, a]."
-    if not judge.can.in_process:
-        raise ValueError(f"judge likelihoods need an in-process judge (engine 'hf'); {judge.name!r} is on a server")
-    check_scorer(judge)   # it renders the judge's chat with its own template
-    rows = [_question_row(judge.tok, judge, q, words, chunk, get_game(game).judge_chat) for q in questions]
-    if stats is not None: stats["naive_tokens"] = stats.get("naive_tokens", 0) + sum(r["naive_tokens"] for r in rows)
-    outs = tree_logprobs(judge.model, rows, batch_size, chunk, stats)
-    lp = np.array([[branch_logprob(t, o, j) for (t, _), o in zip(r["groups"], out) for j in range(len(t["paths"]))]
-                   for r, out in zip(rows, outs)]).reshape(len(questions), len(words), 2)
+    _in_process(judge)
+    chat = get_game(game).judge_chat
+    rows = [_answers_row(judge.tok, [judge.render(chat(w, q), **template_kw) + judge_answer_lead for w in words],
+                         judge_answers, chunk) for q in questions]
+    lp = np.array(_answers_logprobs(judge, rows, batch_size, chunk, stats)).reshape(len(questions), len(words), 2)
     return lp - np.logaddexp.reduce(lp, axis=2, keepdims=True)
 
 # %% ../nbs/32_observer.ipynb #bc7bf5ed
@@ -155,12 +170,140 @@ def ideal_observer(games:list[dict], # game records
                    chunk:int=1024, # most trie nodes per pass
                    stats:dict|None=None, # if given, the judge's work is counted into it (`judge_likelihoods`)
                   ) -> pd.DataFrame:
-    "`observe` of every game, one table; with a `judge`, each unread question is scored once over the candidates."
+    ("`observe` of every game, one table; with a `judge`, each unread question is scored once over the candidates; a "
+     "game that only a model judges is watched through its judge (`judge_observer`).")
+    if (G := games_game(games)).observer is None and G.judge_view is not None:
+        if judge is None: raise ValueError(f"{G.name} has no knowledge, only a model judges it: pass that judge")
+        return judge_observer(games, judge, candidates, prior, batch_size=batch_size, chunk=chunk, stats=stats)
     lik, game = {}, games_game(games).name if judge is not None else None   # the judge scores one game's chat
     for words, qs in (unread_questions(games, candidates, knowledge) if judge is not None else {}).items():
         lik |= {(words, q): lp for q, lp in zip(qs, judge_likelihoods(judge, qs, list(words), batch_size, chunk,
                                                                       stats, game))}
     return pd.concat([observe(g, candidates, knowledge, prior, lik) for g in games], ignore_index=True)
+
+# %% ../nbs/32_observer.ipynb #d8cd7597
+observer_sampling = Sampling(temperature=1.0, top_p=1.0, top_k=0)   # the judge's own distribution: nothing cut
+
+def sample_replies(judge, # an in-process model judge
+                   chats:list[list[dict]], # the judge's chats
+                   samples:int, # replies per chat
+                   max_new_tokens:int, # longest reply
+                   seed:int=0, # the first chat's first reply's seed (then seed+1, ...)
+                  ) -> list[list[str]]:
+    "`samples` replies of the judge to each chat, drawn from its own distribution, each from a seed of its own."
+    flat = [c for c in chats for _ in range(samples)]
+    s = replace(observer_sampling, max_new_tokens=max_new_tokens, seed=[seed + k for k in range(len(flat))])
+    out = judge.generate(flat, s, **template_kw) if flat else []
+    return [out[k:k + samples] for k in range(0, len(out), samples)]
+
+def sampled_gain_bits(w:np.ndarray, # the candidates' weights before the reply
+                      lp:np.ndarray, # log P(reply | candidate): [candidate, drawn reply], `samples` a candidate
+                      samples:int, # replies drawn per candidate
+                     ) -> float:
+    "BED-LLM's Monte Carlo expected gain in bits: the mean log-ratio of a drawn reply's likelihood to its mixture's."
+    p = w / w.sum()
+    with np.errstate(divide="ignore"): logp = np.log(p)
+    own = lp[np.arange(len(p)).repeat(samples), np.arange(len(p) * samples)]   # each reply under the one it came from
+    mix = np.logaddexp.reduce(lp + logp[:, None], axis=0)
+    keep = p.repeat(samples) > 0
+    return float((p.repeat(samples) * (own - mix))[keep].sum() / samples / math.log(2))
+
+
+# %% ../nbs/32_observer.ipynb #0c549d8f
+def _turns(games:list[dict], views:list) -> list[tuple]:
+    "(turn, its candidates' chats) of each turn whose judge replied, game by game."
+    return [(t, [v.chat(i, t["question"]) for i in range(len(v.words))])
+            for g, v in zip(games, views) for t in g.get("turns") or [] if t.get("judge_raw") is not None]
+
+def reply_likelihoods(judge, # an in-process model judge
+                      chats:list[list[list[dict]]], # per turn, the judge's chat were each candidate the answer
+                      replies:list[list[str]], # per turn, the replies to score under each of its chats
+                      batch_size:int=4, # turns per forward pass
+                      chunk:int=1024, # most trie nodes per pass
+                      stats:dict|None=None, # if given, the work is counted into it
+                     ) -> list[np.ndarray]:
+    "log P(reply | chat) per turn: a [candidate, reply] array, every reply under every candidate's chat in one trie."
+    _in_process(judge)
+    rows = [_answers_row(judge.tok, [judge.render(c, **template_kw) for c in cs], rs, chunk)
+            for cs, rs in zip(chats, replies)]
+    return [lp.reshape(len(cs), len(rs)) for lp, cs, rs in
+            zip(_answers_logprobs(judge, rows, batch_size, chunk, stats), chats, replies)]
+
+def _observed(game:dict, view, lps:dict, prior, samples:int) -> list[dict]:
+    "One game's rows: each judged turn weighs the candidates by the reply's likelihood; its drawn replies, the EIG."
+    w = _prior(prior, len(view.words))
+    rows = [_state(game, 0, w, view.secret, info_gain_bits=math.nan, expected_gain_bits=math.nan, answerable=math.nan,
+                   answered_by=None, shown=None)]
+    for n, t in enumerate(game.get("turns") or [], 1):
+        before, lp = _bits(w), lps.get(id(t))
+        eig = sampled_gain_bits(w, lp[:, 1:], samples) if lp is not None and samples else math.nan
+        if lp is not None: w = w * np.exp(lp[:, 0] - lp[:, 0].max()); w = w / w.sum()
+        rows.append(_state(game, n, w, view.secret, info_gain_bits=before - _bits(w), expected_gain_bits=eig,
+                           answerable=float(lp is not None), answered_by="model" if lp is not None else None,
+                           shown=bool(t.get("parse_ok")) and not t.get("correction")))
+    return rows
+
+def judge_observer(games:list[dict], # game records of one game that only a model judges (`Game.judge_view`)
+                   judge, # its in-process model judge
+                   candidates=None, # the caller's candidates (`Game.judge_view`: a murder mystery has its own)
+                   prior=None, # None (uniform), "rank", or one weight per candidate
+                   samples:int=2, # replies drawn per candidate and turn, for the expected gain (0: none)
+                   max_new_tokens:int|None=None, # the drawn replies' budget (None: the protocol's judge's)
+                   seed:int=0, # the first drawn reply's seed
+                   batch_size:int=4, # turns per forward pass
+                   chunk:int=1024, # most trie nodes per pass
+                   stats:dict|None=None, # if given, the judge's work is counted into it
+                  ) -> pd.DataFrame:
+    ("The observer of a model judge: `observe`'s rows, each turn weighed by the judge's likelihood of its reply (as "
+     "generated) under each candidate; `shown`: the questioner saw that reply's reading unchanged.")
+    G = games_game(games)
+    if G.judge_view is None: raise ValueError(f"{G.name} has no Game.judge_view: its judge cannot be conditioned")
+    _in_process(judge)
+    views = [G.judge_view(g, candidates) for g in games]
+    turns = _turns(games, views)
+    n = max_new_tokens or max([G.protocols[g["protocol"]].judge_decoding.max_new_tokens for g in games], default=1)
+    drawn = sample_replies(judge, [c for _, cs in turns for c in cs], samples, n, seed) if samples else []
+    ends = np.cumsum([0] + [len(cs) for _, cs in turns])
+    per = [sum(drawn[a:b], []) for a, b in zip(ends, ends[1:])] if samples else [[] for _ in turns]   # per turn
+    lps = reply_likelihoods(judge, [cs for _, cs in turns], [[t["judge_raw"]] + d for (t, _), d in zip(turns, per)],
+                            batch_size, chunk, stats)
+    by_turn = {id(t): lp for (t, _), lp in zip(turns, lps)}
+    return pd.DataFrame([r for g, v in zip(games, views) for r in _observed(g, v, by_turn, prior, samples)])
+
+
+# %% ../nbs/32_observer.ipynb #fb8f666b
+def observer_path(run_dir:Path|str, # run folder
+                  judge:str, # the judge's name
+                 ) -> Path:
+    "Where `observe_run` keeps the observer of `judge` for the run in `run_dir`: beside its beliefs."
+    return Path(run_dir)/f"observer-{name_slug(judge)}.parquet"
+
+def observe_run(run_dir:Path|str, # run folder of a game only a model judges
+                judge, # its in-process model judge
+                candidates=None, # the caller's candidates (`judge_observer`)
+                samples:int=2, # replies drawn per candidate and turn
+                max_new_tokens:int|None=None, # the drawn replies' budget (None: the protocol's judge's)
+                seed:int=0, # the first drawn reply's seed
+               ) -> pd.DataFrame:
+    "`judge_observer` of the games of `run_dir`, kept in `observer_path` (its settings beside it); read back if kept."
+    run_dir = Path(run_dir); out = observer_path(run_dir, judge.name)
+    meta, mf = dict(judge=judge.name, candidates=candidates, samples=samples, max_new_tokens=max_new_tokens,
+                    seed=seed), out.with_suffix(".json")
+    if out.exists() and mf.exists() and json.loads(mf.read_text()) == json.loads(json.dumps(meta)):
+        return pd.read_parquet(out)
+    with hold_run(run_dir):
+        obs = judge_observer(read_run(run_dir), judge, candidates, samples=samples, max_new_tokens=max_new_tokens,
+                             seed=seed)
+        tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+        obs.to_parquet(tmp, index=False); os.replace(tmp, out)   # the table whole or not at all
+        mf.write_text(json.dumps(meta))                          # then its settings: without them, it is made again
+    return obs
+
+def read_observer(run_dir:Path|str, # run folder
+                 ) -> pd.DataFrame|None:
+    "The observer `observe_run` kept for the run in `run_dir` (the first judge's, by name), or None."
+    kept = sorted(Path(run_dir).glob("observer-*.parquet"))
+    return pd.read_parquet(kept[0]) if kept else None
 
 # %% ../nbs/32_observer.ipynb #d7176c02
 def update_efficiency(ideal:pd.DataFrame, # `ideal_observer` rows: game_id, turn, logprob (and run, if both have it)

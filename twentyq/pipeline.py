@@ -23,6 +23,7 @@ from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
+from .observer import observe_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo, GRPOSpec
 from .report import (paper_notebooks, game_notebooks, run_report_notebooks, write_index, slug,
@@ -65,15 +66,17 @@ scales = {
                          # the successor's story games, which only a model judges: SmolLM2 asks and answers, one
                          # scenario at 2 turns in replies of 12 tokens (`questioners`: the others would cost the job
                          # 20 s); every untrained model scores its games, the murder mystery's over its scenario's
-                         # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes
+                         # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes;
+                         # the judge's observer draws one reply per candidate and turn (`observer_samples`: each
+                         # costs about a prompt per candidate and turn, some 8 s a game)
                          dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
                               questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
                               model_judge="smollm2-135m", n_candidates=0, questioner_max_tokens=12,
-                              judge_max_tokens=12),
+                              judge_max_tokens=12, observer_samples=1),
                          dict(game="customer-service", protocol="paprika", secrets="cs_eval", trained=False,
                               questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
                               model_judge="smollm2-135m", n_candidates=4, questioner_max_tokens=12,
-                              judge_max_tokens=12)]),
+                              judge_max_tokens=12, observer_samples=1)]),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
                   transfer=[
@@ -88,13 +91,14 @@ scales = {
                            knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
                            n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
                       # the successor's story games: every evaluation scenario x 8 against the judge the user names
-                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh
+                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh; the
+                      # judge's observer draws 2 replies per candidate and turn
                       dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", model_judge=None,
                            model=dict(limit=None, iterations=8, max_questions=20), n_candidates=0,
-                           questioner_max_tokens=None, judge_max_tokens=None),
+                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=2),
                       dict(game="customer-service", protocol="paprika", secrets="cs_eval", model_judge=None,
                            model=dict(limit=None, iterations=8, max_questions=20), n_candidates=None,
-                           questioner_max_tokens=None, judge_max_tokens=None)]),
+                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=2)]),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
@@ -365,9 +369,13 @@ def _transfer_cities(t:dict) -> list[str]|None:
     n = t.get("n_candidates")
     return None if n == 0 else load_secrets(t["secrets"]).secret.tolist()[:n]
 
+def _model_judge(t:dict, job_judge:str) -> str|None:
+    "The model judge of a transfer game's model games: its own (`model_judge`), or the job's when that is a model."
+    return t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
+
 def _transfer(out:Path, questioners:list[str], job_judge:str, t:dict, log:list, engine:dict|None=None):
     "Stage 2b, one game: its runs played, and each model's own games against the model-free judge scored."
-    judge = t.get("model_judge") or (None if is_model_free(job_judge) else job_judge)
+    judge = _model_judge(t, job_judge)
     bp, cities = _transfer_prompt(t), _transfer_cities(t)
     budgets = dict(questioner_max_tokens=t["questioner_max_tokens"], judge_max_tokens=t["judge_max_tokens"])
     for q, j, run, sizes in transfer_runs(out, questioners, judge, t):
@@ -458,6 +466,20 @@ def reference_stage(job:Job):
         for s, runs in _game_reference(job.out, t, ss, job.false_wins, job.trained)[1].items():
             plan[s] = plan.get(s, {}) | runs
     for s, runs in plan.items(): _score_all(runs, [s], job.log, job.engine)
+    for t in job.size.get("transfer", []): _observe(job.out, t, _model_judge(t, job.judge), job.log)
+
+def _observe(out:Path, t:dict, judge:str|None, log:list):
+    ("Stage 3c: a game that only a model judges, watched through its judge on each of its runs (`observe_run`), the "
+     "judge in this process; nothing for a game with knowledge, or with no model judge.")
+    G = get_game(t["game"])
+    runs = [r for r in [p.parent for p in sorted(game_runs(out, t).glob("*/games.jsonl"))] + [out/G.name/"reference"]
+            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()]
+    if G.judge_view is None or judge is None or not runs: return
+    print(f"== observe {G.name} through {judge} (the judge's likelihoods, {t.get('observer_samples', 2)} drawn "
+          "replies per candidate and turn)")
+    with _step(log, f"observe {G.name} through {model_label(judge)}"):
+        be = player(judge, "hf")
+        for r in runs: observe_run(r, be, _transfer_cities(t), t.get("observer_samples", 2), t["judge_max_tokens"])
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:

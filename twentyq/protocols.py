@@ -14,9 +14,9 @@ from .runs import new_record, new_turn
 
 # %% auto #0
 __all__ = ['judge_sampling', 'template_kw', 'strip_thinking', 'questioner_sampling', 'ask_question', 'answer_questioner',
-           'ask_judge', 'chat_so_far', 'Protocol', 'CandidateAnswers', 'Game', 'game_protocol', 'game_secrets',
-           'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over', 'draw_shortlist',
-           'play_lockstep']
+           'ask_judge', 'chat_so_far', 'Protocol', 'CandidateAnswers', 'JudgeView', 'Game', 'game_protocol',
+           'game_secrets', 'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over',
+           'draw_shortlist', 'play_lockstep']
 
 # %% ../nbs/07_protocols.ipynb #f48f6812
 def strip_thinking(raw:str|None, # a model's reply, as generated
@@ -102,6 +102,13 @@ class CandidateAnswers:
     index: Callable       # a secret -> its position in `words`, or None
 
 @dataclass
+class JudgeView:
+    "What a game tells its model judge's observer of one record: the candidates, the judge were each the answer."
+    words: list[str]      # the candidates, as the game's beliefs name them
+    secret: int           # the record's secret's position in `words`
+    chat: Callable        # (candidate's position, question) -> the judge's chat were that candidate the answer
+
+@dataclass
 class Game:
     "One information-seeking game: its protocols, the secrets it is played on and its model-free players."
     name: str                            # its name: a key of `games.games`
@@ -121,6 +128,8 @@ class Game:
     # (record, candidates) -> (the record as its beliefs score it, its candidates): a secret that is not what the
     # questioner names (a story's culprit), a candidate set per game (None: the record and the caller's candidates)
     belief_view: Callable|None = None
+    # (record, candidates) -> `JudgeView`: what the observer of its model judge weighs (None: knowledge, or nothing)
+    judge_view: Callable|None = None
 
 def game_protocol(game:Game, # a game
                   name:str, # one of its protocols' names

@@ -6,16 +6,16 @@ Docs: https://twentyq.github.io/twentyq/runs.html.md"""
 
 # %% ../nbs/01_runs.ipynb #30c7e501
 from __future__ import annotations
-import fcntl, json, math, os, sys
+import fcntl, json, math, os, re, sys
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, pandas as pd
 
 # %% auto #0
 __all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'display_names', 'trainings', 'new_record', 'new_turn',
-           'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'RunLocked',
-           'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain',
-           'records_of', 'question_share', 'record_qa', 'model_label', 'import_inspect']
+           'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'name_slug',
+           'RunLocked', 'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs',
+           'plain', 'records_of', 'question_share', 'record_qa', 'model_label', 'import_inspect']
 
 # %% ../nbs/01_runs.ipynb #420354fb
 game_fields = {
@@ -192,6 +192,12 @@ def cut_torn_tail(path:Path|str, # an append-only JSONL file
         side.write_bytes(tail)
         f.truncate(keep); f.flush(); os.fsync(f.fileno())
     return side
+
+# %% ../nbs/01_runs.ipynb #7473d0d4
+def name_slug(name:str, # a model's or player's name, hub id or folder
+             ) -> str:
+    "`name` as part of a file name: each run of characters other than letters, digits, `.`, `_` and `-` one `_`."
+    return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')
 
 # %% ../nbs/01_runs.ipynb #02bd7bb7
 class RunLocked(RuntimeError):

@@ -7,14 +7,14 @@ Docs: https://twentyq.github.io/twentyq/customer_service.html.md"""
 # %% ../../nbs/17_customer_service.ipynb #5a1ecf75
 from __future__ import annotations
 from pathlib import Path
-from ..protocols import Game, ask_judge
+from ..protocols import Game, JudgeView, ask_judge
 from .guess_my_city import successor_on_judge
 from .murder_mystery import write_story_lists, story_row, story_protocol
 
 # %% auto #0
 __all__ = ['cs_lists', 'cs_questioner_first', 'cs_judge_system', 'cs_judge_user', 'cs_multiple_questions', 'cs_protocols',
            'customer_service_game', 'build_customer_service', 'cs_start', 'cs_judge_chat', 'correct_cs', 'cs_on_reply',
-           'cs_on_judge', 'cs_belief_view']
+           'cs_on_judge', 'cs_belief_view', 'cs_judge_view']
 
 # %% ../../nbs/17_customer_service.ipynb #9380f75a
 cs_lists = {"cs_eval": "eval", "cs_train": "train"}   # shipped list: its split in customer_service.json
@@ -75,9 +75,10 @@ def cs_start(game):
 
 def cs_judge_chat(secret:str, # the fix, its `env` text
                   question:str, # the agent's reply
+                  fix:str|None=None, # the fix the customer is told (None: the secret; the observer's other candidates)
                  ) -> list[dict]:
-    "The customer's chat for one reply of the agent: the problem, the fix and the reply."
-    user = cs_judge_user.format(scenario=story_row(secret, cs_lists)["scenario"], env=secret, question=question)
+    "The customer's chat for one reply of the agent: the secret's problem, the fix and the reply."
+    user = cs_judge_user.format(scenario=story_row(secret, cs_lists)["scenario"], env=fix or secret, question=question)
     return [{"role": "system", "content": cs_judge_system}, {"role": "user", "content": user}]
 
 # %% ../../nbs/17_customer_service.ipynb #d1fdd2af
@@ -106,7 +107,16 @@ def cs_belief_view(record:dict, # a customer service game's record
     "The record as its beliefs score it, and the candidates: each fix without its final period."
     return dict(record, secret=_bare(record["secret"])), candidates and [_bare(c) for c in candidates]
 
+def cs_judge_view(record:dict, # a customer service game's record
+                  candidates=None, # fixes to weigh beside the secret (None: the secret alone)
+                 ) -> JudgeView:
+    "What the observer of the customer weighs: the fixes, the customer of the record's problem told each is the fix."
+    fixes = list(dict.fromkeys(list(candidates or []) + [record["secret"]]))
+    chat = lambda i, question: cs_judge_chat(record["secret"], question, fixes[i])
+    return JudgeView([_bare(f) for f in fixes], fixes.index(record["secret"]), chat)
+
 cs_protocols = {"paprika": story_protocol(cs_start, cs_on_reply, cs_on_judge, questioner_max_tokens=100,
                                           guess_form="{}", belief_prompt="solution", secrets="cs_eval")}
 customer_service_game = Game("customer-service", cs_protocols, secrets="cs_eval", belief_prompt="solution",
-                             judge_chat=cs_judge_chat, belief_view=cs_belief_view)
+                             judge_chat=cs_judge_chat, belief_view=cs_belief_view,
+                             judge_view=cs_judge_view)

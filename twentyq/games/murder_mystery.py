@@ -13,14 +13,15 @@ from typing import Callable
 from ..core import data_path
 from ..sampling import Sampling
 from ..wordlists import read_tsv_rows, write_tsv
-from ..protocols import Protocol, Game, ask_judge
+from ..protocols import Protocol, Game, JudgeView, ask_judge
 from .guess_my_city import successor_on_judge, city_license
 
 # %% auto #0
 __all__ = ['mm_lists', 'mm_questioner_first', 'mm_judge_system', 'mm_judge_user', 'story_judge_sampling', 'mm_protocols',
-           'murder_mystery_game', 'write_story_lists', 'story_rows', 'story_row', 'name_in', 'culprit_in',
+           'mm_ranks', 'murder_mystery_game', 'write_story_lists', 'story_rows', 'story_row', 'name_in', 'culprit_in',
            'suspects_in', 'mm_candidates', 'build_murder_mystery', 'mm_start', 'mm_judge_chat', 'mm_on_reply',
-           'as_said', 'mm_on_judge', 'story_questioner_sampling', 'story_protocol', 'mm_belief_view']
+           'as_said', 'mm_on_judge', 'story_questioner_sampling', 'story_protocol', 'mm_belief_view', 'name_forms',
+           'suppose_culprit', 'mm_judge_view']
 
 # %% ../../nbs/16_murder_mystery.ipynb #be42b703
 mm_lists = {"mm_eval": "eval", "mm_train": "train"}   # shipped list: its split in murder_mystery.json
@@ -212,5 +213,48 @@ def mm_belief_view(record:dict, # a murder mystery's game record
 
 mm_protocols = {"paprika": story_protocol(mm_start, mm_on_reply, mm_on_judge, questioner_max_tokens=200,
                                           guess_form="{} is the murderer.", belief_prompt="culprit", secrets="mm_eval")}
+
+# %% ../../nbs/16_murder_mystery.ipynb #4fbb0136
+mm_ranks = {"Dr.", "Mr.", "Mrs.", "Ms.", "St.", "Miss", "Madame", "Sir", "Lady", "Lord", "Count", "Prince", "Princess",
+            "Captain", "Lieutenant", "Sergeant", "Major", "Private", "Corporal", "General", "Brother", "Sister",
+            "Father", "Professor", "Nurse", "Guru", "CEO", "CTO", "Technician", "Detective", "Officer", "Inspector"}
+
+def name_forms(name:str, # a candidate's name, as the lists write it
+              ) -> dict:
+    "{form: text} of the ways a story writes `name`: whole, core (no rank), titled (rank and last word), last, first."
+    w = name.split()
+    rank = w[0] if len(w) > 1 and w[0] in mm_ranks else None
+    core = w[1:] if rank else w
+    forms = {"whole": name, "core": " ".join(core) if rank else None,
+             "titled": f"{rank} {core[-1]}" if rank and len(core) > 1 else None,
+             "last": core[-1] if len(w) > 1 else None, "first": core[0] if len(core) > 1 else None}
+    return {k: v for k, v in forms.items() if v}
+
+def suppose_culprit(env:str, # a scenario's `env` text
+                    culprit:str, # its culprit, as the lists name it
+                    candidate:str, # the candidate to make the culprit
+                    others:list[str]=(), # the scenario's other candidates (a form one of them shares is left alone)
+                   ) -> str:
+    "`env` with `culprit` and `candidate` swapped, form by form (`name_forms`): the story with `candidate` the culprit."
+    if candidate == culprit: return env
+    a, b = name_forms(culprit), name_forms(candidate)
+    taken = {f for o in others if o not in (culprit, candidate) for f in name_forms(o).values()}
+    swap = {}
+    for x, y in ((a, b), (b, a)):
+        for k, f in x.items():
+            if k == "whole" or (f not in taken and f not in y.values()): swap.setdefault(f, y.get(k, y["whole"]))
+    form = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(swap, key=len, reverse=True))) + r")\b")
+    return form.sub(lambda m: swap[m.group(1)], env)
+
+def mm_judge_view(record:dict, # a murder mystery's game record
+                  candidates=None, # the caller's candidates: not used, each scenario has its own
+                 ) -> JudgeView:
+    "What the observer of the judge weighs: the scenario's candidates, the judge told each is the culprit."
+    row, env = story_row(record["secret"], mm_lists), record["secret"]
+    names = row["candidates"].split("; ")
+    chat = lambda i, question: mm_judge_chat(suppose_culprit(env, row["culprit"], names[i], names), question)
+    return JudgeView(names, names.index(row["culprit"]), chat)
+
 murder_mystery_game = Game("murder-mystery", mm_protocols, secrets="mm_eval", belief_prompt="culprit",
-                           judge_chat=mm_judge_chat, belief_view=mm_belief_view)
+                           judge_chat=mm_judge_chat, belief_view=mm_belief_view, judge_view=mm_judge_view)
+
