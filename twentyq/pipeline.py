@@ -91,14 +91,16 @@ scales = {
                            knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
                            n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
                       # the successor's story games: every evaluation scenario x 8 against the judge the user names
-                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh; the
-                      # judge's observer draws 2 replies per candidate and turn
+                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh. The
+                      # judge's observer reads one judge prompt per candidate and turn, and draws a reply from each:
+                      # customer service's beliefs and observer are over the first 16 fixes (and the secret), not
+                      # all 200 (1,600 games of 20 turns: some 250M judge tokens at 17 candidates, 3B at 200)
                       dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", model_judge=None,
                            model=dict(limit=None, iterations=8, max_questions=20), n_candidates=0,
-                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=2),
+                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1),
                       dict(game="customer-service", protocol="paprika", secrets="cs_eval", model_judge=None,
-                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=None,
-                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=2)]),
+                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=16,
+                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1)]),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
