@@ -175,7 +175,7 @@ def ideal_observer(games:list[dict], # game records
     if (G := games_game(games)).observer is None and G.judge_view is not None:
         if judge is None: raise ValueError(f"{G.name} has no knowledge, only a model judges it: pass that judge")
         return judge_observer(games, judge, candidates, prior, batch_size=batch_size, chunk=chunk, stats=stats)
-    lik, game = {}, games_game(games).name if judge is not None else None   # the judge scores one game's chat
+    lik, game = {}, G.name if judge is not None else None   # the judge scores one game's chat
     for words, qs in (unread_questions(games, candidates, knowledge) if judge is not None else {}).items():
         lik |= {(words, q): lp for q, lp in zip(qs, judge_likelihoods(judge, qs, list(words), batch_size, chunk,
                                                                       stats, game))}

@@ -266,12 +266,15 @@ def scoring_engine(engine:dict|None, # the job's {"engine", "server"} (None: in-
      "this process. A server's prompt log-probabilities skip its prefix cache: a full prefill per state and candidate.")
     return None if candidates and (engine or {}).get("engine") == "vllm" else engine
 
+def _has_games(run:Path) -> bool:
+    "Whether the run folder `run` holds a game."
+    return (run/"games.jsonl").exists() and bool((run/"games.jsonl").read_text().strip())
+
 def _scorings(runs:Path|dict, candidates:list[str]|None, belief_prompt:str) -> dict:
     ("{run folder: (candidates, belief prompt)} of `runs`: a folder, {folder: its candidates}, or {folder: "
      "(candidates, belief prompt)}; the folders with games only.")
     runs = runs if isinstance(runs, dict) else {runs: candidates}
-    return {r: v if isinstance(v, tuple) else (v, belief_prompt) for r, v in runs.items()
-            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()}
+    return {r: v if isinstance(v, tuple) else (v, belief_prompt) for r, v in runs.items() if _has_games(r)}
 
 def _names(runs:dict) -> str:
     "The step's name of `runs`' folders: their names, with each one's game folder and prompt where the prompts differ."
@@ -475,13 +478,14 @@ def _observe(out:Path, t:dict, judge:str|None, log:list):
      "judge in this process; nothing for a game with knowledge, or with no model judge.")
     G = get_game(t["game"])
     runs = [r for r in [p.parent for p in sorted(game_runs(out, t).glob("*/games.jsonl"))] + [out/G.name/"reference"]
-            if (r/"games.jsonl").exists() and (r/"games.jsonl").read_text().strip()]
+            if _has_games(r)]
     if G.judge_view is None or judge is None or not runs: return
-    print(f"== observe {G.name} through {judge} (the judge's likelihoods, {t.get('observer_samples', 2)} drawn "
-          "replies per candidate and turn)")
+    samples = t.get("observer_samples", 2)
+    print(f"== observe {G.name} through {judge} (the judge's likelihoods, {samples} drawn replies per candidate and "
+          "turn)")
     with _step(log, f"observe {G.name} through {model_label(judge)}"):
         be = player(judge, "hf")
-        for r in runs: observe_run(r, be, _transfer_cities(t), t.get("observer_samples", 2), t["judge_max_tokens"])
+        for r in runs: observe_run(r, be, _transfer_cities(t), samples, t["judge_max_tokens"])
 
 # %% ../nbs/62_pipeline.ipynb #6ce7f54a
 def settings_of(job:Job) -> dict:
