@@ -27,7 +27,7 @@ from .players import player, check_role, is_model_free, engines, engine_can
 from .games import knowledge_judge
 from .serving import OpenAIBackend
 from .runs import append_jsonl, read_jsonl
-from .train import tokenize_chat, last_checkpoint, lora_config, save_final
+from .train import tokenize_chat, last_checkpoint, lora_config, save_final, labelled_head
 from .rewards import reward_row, turn_rewards, turn_advantages, cia_reward_weights
 from .wordlists import load_secrets
 from .models import load_model
@@ -430,9 +430,12 @@ def make_trainer(spec:GRPOSpec, # the training
     cfg = _grpo_config(out, model.device.type == "cpu", s.seed, s.secrets_per_step * s.games_per_secret,
                        s.games_per_secret, s.steps, s.save_steps, args, s.micro_batch, processes)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")   # rollout_func is marked experimental in TRL 1.x
-    return (turn_credit_trainer() if s.credit == "turn" else GRPOTrainer)(
+    trainer = (turn_credit_trainer() if s.credit == "turn" else GRPOTrainer)(
         model=model, reward_funcs=[rollout_reward], args=cfg, train_dataset=Dataset.from_dict({"prompt": prompts}),
         processing_class=tok, rollout_func=rollout, peft_config=lora)
+    for m in (trainer.model, trainer.ref_model):   # on CPU: the loss's head on the labelled tokens only
+        if m is not None: labelled_head(m, trainer.temperature)
+    return trainer
 
 # %% ../nbs/52_grpo.ipynb #eebb28d2
 @delegates(GRPOSpec)

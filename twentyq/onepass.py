@@ -7,6 +7,7 @@ Docs: https://twentyq.github.io/twentyq/onepass.html.md"""
 # %% ../nbs/30_onepass.ipynb #551b3f3a
 from __future__ import annotations
 import warnings, weakref
+from contextlib import contextmanager
 from functools import lru_cache
 import numpy as np
 from .runs import belief_points
@@ -15,8 +16,8 @@ from .backend import split_pair
 
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
-           'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'score_games', 'server_beliefs',
-           'naive_candidates', 'server_candidates', 'score_candidates']
+           'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'keep_transcripts', 'score_games',
+           'server_beliefs', 'naive_candidates', 'server_candidates', 'score_candidates']
 
 # %% ../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -214,25 +215,28 @@ def _shared_prefix(rows, # the batch's rows
     return n if n >= least else 0
 
 def _prefix_pass(model, ids:list[int], cache, B:int):
-    "Run the shared first tokens `ids` once into `cache`, then hold them for each of the batch's `B` rows."
+    ("Run the shared first tokens `ids` once into `cache`, then hold them for each of the batch's `B` rows; their "
+     "last hidden states [len(ids), d].")
     import torch
     n, dev = len(ids), model.device
     pos = torch.arange(n, device=dev)[None]
     masks = _attention_masks(model.config, torch.ones(1, n, n, dtype=torch.bool, device=dev).tril(), pos, pos,
                              model.dtype)
     with torch.no_grad():
-        _body(model)(input_ids=torch.tensor([ids], device=dev), attention_mask=masks, position_ids=pos,
-                     past_key_values=cache, use_cache=True)
+        h = _body(model)(input_ids=torch.tensor([ids], device=dev), attention_mask=masks, position_ids=pos,
+                         past_key_values=cache, use_cache=True).last_hidden_state[0]
     cache.batch_repeat_interleave(B)
+    return h
 
 def _count(stats, **kw):
     if stats is not None:
         for k, v in kw.items(): stats[k] = stats.get(k, 0) + v
 
 # %% ../nbs/30_onepass.ipynb #b8f6768a
-def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0):
-    ("The log-probabilities `assign` asks for, from one forward pass; the vocabulary head runs only on the "
-     "read positions, in blocks.")
+def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0, pre=None):
+    ("(The log-probabilities `assign` asks for, from one forward pass; the transcripts' last hidden states in the "
+     "first pass). The vocabulary head runs only on the read positions, in blocks; a read before the first `P` "
+     "positions (a trie hung inside a kept transcript) takes their hidden state `pre`.")
     import torch
     dev = model.device
     lay = [_row_layout(r["x"], c, W, C, with_x, P) for r, c in zip(rows, chunks)]
@@ -242,8 +246,10 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0):
         h = _body(model)(input_ids=ids, attention_mask=masks, position_ids=qpos, past_key_values=cache,
                              use_cache=cache is not None).last_hidden_state
         if cache is not None: _rewind(cache, W)
-        hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long),
-               torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)]
+        q = torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)
+        hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long), q.clamp(min=0)]
+        if (before := q < 0).any(): hr[before] = pre[q[before] + P]
+        hx = h[:, :W-P] if with_x else None
         del h, masks
         pr = np.concatenate([a[3] for a in assign]) if assign else np.zeros(0, np.int64)
         pt = np.concatenate([a[4] for a in assign]) if assign else np.zeros(0, np.int64)
@@ -255,20 +261,21 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0):
             sel = np.flatnonzero((pr >= a) & (pr < a + step))
             if len(sel): vals[sel] = lsm[torch.from_numpy(pr[sel] - a).to(dev),
                                          torch.from_numpy(pt[sel]).to(dev)].double().cpu().numpy()
-    return vals
+    return vals, hx
 
 # %% ../nbs/30_onepass.ipynb #e8dbd4d6
-def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
+def _run_batch(model, rows, outs, chunk, stats, dry_run=False, start=None, kept=None):
     ("Fill `outs` with the log-probability of every scored trie node of `rows`: their shared first tokens once, "
-     "the transcripts once, the tries in chunks over their K/V.")
+     "the transcripts once, the tries in chunks over their K/V. `start`: (P, a cache holding the first P tokens, "
+     "their last hidden states) of a row that resumes a kept transcript; `kept`: where the transcripts are kept.")
     plans = [_pack(r["groups"], chunk) for r in rows]
-    W, K, P = max(len(r["x"]) for r in rows), max(map(len, plans)), _shared_prefix(rows)
-    cache = None
-    if (K > 1 or P) and not dry_run:
+    W, K = max(len(r["x"]) for r in rows), max(map(len, plans))
+    P, cache, pre = start or (_shared_prefix(rows), None, None)
+    if start is None and (K > 1 or P or kept is not None) and not dry_run:
         from transformers import DynamicCache   # deferred: seconds to import
         cache = DynamicCache()        # no config: full (non-sliding) layers that keep every position
-        if P: _prefix_pass(model, rows[0]["x"][:P], cache, len(rows))
-    _count(stats, passes=int(P > 0), forward_tokens=P, real_tokens=P)
+        if P: pre = _prefix_pass(model, rows[0]["x"][:P], cache, len(rows))
+    if start is None: _count(stats, passes=int(P > 0), forward_tokens=P, real_tokens=P)
     for k in range(K):
         with_x = k == 0
         chunks = [[r["groups"][i] for i in p[k]] if k < len(p) else [] for r, p in zip(rows, plans)]
@@ -279,7 +286,8 @@ def _run_batch(model, rows, outs, chunk, stats, dry_run=False):
                real_tokens=sum((len(r["x"]) - P if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c)
                                for r, c in zip(rows, chunks)))
         if dry_run: continue
-        vals, i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P), 0
+        (vals, hx), i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P, pre), 0
+        if with_x and kept is not None: _keep(kept, rows, cache, pre, hx, P)
         for b, gi, nodes, _, _ in assign:
             outs[b][gi][nodes] = vals[i:i+len(nodes)]; i += len(nodes)
 
@@ -294,10 +302,59 @@ def tree_logprobs(model, # a transformers causal LM
     if not dry_run: _check_model(model)
     outs = [[np.full(len(t["tokens"]), np.nan) for t, _ in r["groups"]] for r in rows]
     order = sorted(range(len(rows)), key=lambda i: -len(rows[i]["x"]))
+    kept = None if dry_run else _kept.get(model)    # within `keep_transcripts`
+    starts = {i: s for i in order if kept and (s := _kept_start(kept, rows[i]["x"]))}
+    for i, s in starts.items(): _run_batch(model, [rows[i]], [outs[i]], chunk, stats, start=s, kept=kept)
+    order = [i for i in order if i not in starts]
     for a in range(0, len(order), batch_size):
         idx = order[a:a+batch_size]
-        _run_batch(model, [rows[i] for i in idx], [outs[i] for i in idx], chunk, stats, dry_run)
+        _run_batch(model, [rows[i] for i in idx], [outs[i] for i in idx], chunk, stats, dry_run, kept=kept)
     return outs
+
+# %% ../nbs/30_onepass.ipynb #6c041f14
+_kept = weakref.WeakKeyDictionary()   # model -> its kept transcripts, within `keep_transcripts`
+
+@contextmanager
+def keep_transcripts(model, # a transformers causal LM whose weights do not change within
+                     max_tokens:int=4096, # most transcript tokens kept; the oldest go first
+                     least:int=64, # fewest shared first tokens a row resumes from
+                    ):
+    ("Within: `tree_logprobs` keeps each transcript it runs through `model` (its keys, values and last hidden "
+     "states), and a later row that shares at least half its transcript with a kept one runs from it.")
+    before = _kept.get(model)
+    _kept[model] = dict(rows=[], max_tokens=max_tokens, least=least)
+    try: yield
+    finally:
+        if before is None: _kept.pop(model, None)
+        else: _kept[model] = before
+
+def _common(a:np.ndarray, b:np.ndarray) -> int:
+    "How many first tokens `a` and `b` share."
+    n = min(len(a), len(b))
+    return int(d[0]) if len(d := np.flatnonzero(a[:n] != b[:n])) else n
+
+def _kept_start(kept:dict, x:list[int]):
+    ("`_run_batch`'s start for transcript `x`: (P, a cache holding its first P tokens, their last hidden states) "
+     "from the kept transcript that shares the most first tokens with it, at least half of `x`; None if none does.")
+    from transformers import DynamicCache   # deferred: seconds to import
+    x = np.asarray(x)
+    P, best = max(((_common(k, x), i) for i, (k, _, _) in enumerate(kept["rows"])), default=(0, None))
+    P = min(P, len(x) - 1)   # a token of its own at least: the pass has a query
+    if best is None or P < max(kept["least"], len(x) // 2): return None
+    _, kv, h = kept["rows"][best]
+    cache = DynamicCache()
+    for layer, (k, v) in enumerate(kv): cache.update(k[:, :, :P].clone(), v[:, :, :P].clone(), layer)
+    return P, cache, h[:P]
+
+def _keep(kept:dict, rows:list[dict], cache, pre, hx, P:int):
+    ("Keep each row's transcript after its first pass: its tokens, keys and values (`cache`) and last hidden states "
+     "(`pre` of its first `P` tokens, then `hx`); the oldest go beyond `max_tokens`.")
+    import torch
+    for b, r in enumerate(rows):
+        n = len(r["x"])
+        kv = [(l.keys[b:b+1, :, :n].clone(), l.values[b:b+1, :, :n].clone()) for l in cache.layers]
+        kept["rows"].append((np.asarray(r["x"]), kv, torch.cat([pre[:P], hx[b, :n-P]]) if P else hx[b, :n].clone()))
+    while sum(len(k) for k, _, _ in kept["rows"]) > kept["max_tokens"]: kept["rows"].pop(0)
 
 # %% ../nbs/30_onepass.ipynb #08dc4e15
 def _plan_reads(rows, plans, k, W, P=0):

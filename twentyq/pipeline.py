@@ -7,7 +7,7 @@ Docs: https://twentyq.github.io/twentyq/pipeline.html.md"""
 # %% ../nbs/62_pipeline.ipynb #42095def
 from __future__ import annotations
 import json, shutil, time
-from contextlib import contextmanager
+from contextlib import contextmanager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import pandas as pd
@@ -23,6 +23,7 @@ from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
+from .onepass import keep_transcripts
 from .observer import observe_run
 from .train import sft_data, sft_rows, sft, load_tokenizer
 from .grpo import grpo, GRPOSpec
@@ -300,17 +301,21 @@ def _score_all(runs:Path|dict, scorers:list[str], log:list, engine:dict|None=Non
 
 def _score_loaded(runs:dict, scorer:str, engine:dict|None):
     ("Score each run of `runs` ({folder: (its candidates, belief prompt)}) with model `scorer`, loaded once per engine "
-     "its runs score on (`scoring_engine`), not once per run; a server the vllm engine started is stopped after.")
+     "its runs score on (`scoring_engine`), not once per run, and in this process keeping its transcripts "
+     "(`keep_transcripts`: a flipped copy resumes its game's); a server the vllm engine started is stopped after.")
     loaded = {}
-    try:
-        for run, (cands, bp) in runs.items():
-            e = scoring_engine(engine, cands) or {}
-            key = (e.get("engine", "hf"), e.get("server"))
-            if key not in loaded: loaded[key] = player(scorer, *key)
-            score_run(run, loaded[key], candidates=cands, belief_prompt=bp)
-    finally:
-        for be in loaded.values():
-            if be.can.closes: be.close()
+    with ExitStack() as kept:
+        try:
+            for run, (cands, bp) in runs.items():
+                e = scoring_engine(engine, cands) or {}
+                key = (e.get("engine", "hf"), e.get("server"))
+                if key not in loaded:
+                    be = loaded[key] = player(scorer, *key)
+                    if be.can.in_process: kept.enter_context(keep_transcripts(be.model))
+                score_run(run, loaded[key], candidates=cands, belief_prompt=bp)
+        finally:
+            for be in loaded.values():
+                if be.can.closes: be.close()
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,

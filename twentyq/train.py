@@ -6,9 +6,10 @@ Docs: https://twentyq.github.io/twentyq/train.html.md"""
 
 # %% auto #0
 __all__ = ['sft_data', 'questioner_spans', 'load_tokenizer', 'tokenize_chat', 'sft_rows', 'last_checkpoint', 'lora_config',
-           'save_final', 'sft', 'sft_cmd']
+           'save_final', 'labelled_head', 'sft', 'sft_cmd']
 
 # %% ../nbs/51_train.ipynb #4bcd59cd
+import functools, types
 from pathlib import Path
 from fastcore.meta import delegates
 import pandas as pd
@@ -179,6 +180,43 @@ def save_final(trainer, # a finished TRL trainer
     if hasattr(model, "merge_and_unload"): model = model.merge_and_unload()
     model.save_pretrained(str(out)); tok.save_pretrained(str(out))
 
+# %% ../nbs/51_train.ipynb #d3c90aa8
+def _labelled_logprobs(model, h, labels, temperature):
+    ("(log-probability of each label, entropy, whether the label is the first argmax) at the positions of `h` "
+     "whose label is not -100, through the model's LM head and soft-capping, at `temperature`.")
+    z = model.get_output_embeddings()(h).float()
+    if cap := getattr(model.config.get_text_config(), "final_logit_softcapping", None): z = (z / cap).tanh() * cap
+    lp = (z / temperature).log_softmax(-1)
+    return lp.gather(-1, labels[:, None])[:, 0], -(lp.exp() * lp).sum(-1), lp.argmax(-1) == labels
+
+# TRL's fused head also reads these; a model that has one keeps TRL's head
+_head_scales = ("logit_scale", "output_multiplier", "lm_head_multiplier", "logits_scaling", "output_router_logits")
+
+def labelled_head(model, # a causal LM (or its peft wrapper) that TRL gave its fused LM head (`add_fused_lm_head`)
+                  temperature:float=1.0, # what TRL's head divides the logits by
+                 ):
+    ("On CPU, `model(..., fused_lm_head=True)` projects the labelled positions only, through one plain head, and "
+     "returns what TRL's fused head returns; elsewhere, or for a model whose logits TRL scales, TRL's head stays.")
+    import torch; from trl.trainer.utils import FusedCausalLMOutput   # training only
+    model = model.get_base_model() if hasattr(model, "get_base_model") else model   # TRL's head is on the base
+    cfg = model.config.get_text_config()
+    if model.device.type != "cpu" or any(getattr(cfg, a, None) for a in _head_scales): return model
+    fused = model.forward   # TRL's: the model's own forward without fused_lm_head
+    @functools.wraps(type(model).forward)
+    def forward(self, *args, fused_lm_head=False, labels=None, shift_labels=None, num_items_in_batch=None, **kw):
+        if not fused_lm_head:
+            return fused(*args, labels=labels, shift_labels=shift_labels, num_items_in_batch=num_items_in_batch, **kw)
+        h = self.base_model(*args, **{**kw, "use_cache": False}).last_hidden_state
+        if shift_labels is None: h, labels = h[:, :-1], labels[:, 1:]
+        else: labels = shift_labels
+        mask = labels != -100
+        lp, ent, top1 = (x.new_zeros(mask.shape).masked_scatter(mask, x)
+                         for x in _labelled_logprobs(self, h[mask], labels[mask], temperature))
+        n = mask.sum().clamp(min=1) if num_items_in_batch is None else num_items_in_batch
+        return FusedCausalLMOutput(loss=-lp.sum() / n, log_probs=lp, entropy=ent, is_top1=top1, label_mask=mask)
+    model.forward = types.MethodType(forward, model)
+    return model
+
 # %% ../nbs/51_train.ipynb #9ae51c7a
 def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causal LM
         rows:list[dict], # training rows (see `sft_rows`)
@@ -207,6 +245,7 @@ def sft(model, # a model name for `twentyq.models.load_model`, or a loaded causa
     data = Dataset.from_list([dict(input_ids=r["input_ids"], labels=r["labels"]) for r in rows])
     cfg = _sft_config(out, model.device.type == "cpu", seed, save_steps, save_total_limit, args)
     trainer = SFTTrainer(model=model, args=cfg, train_dataset=data, processing_class=tok, peft_config=lora_config(lora))
+    labelled_head(trainer.model)
     ckpt = last_checkpoint(out) if resume else None
     trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     if save: save_final(trainer, tok, out)
