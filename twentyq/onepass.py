@@ -233,10 +233,10 @@ def _count(stats, **kw):
         for k, v in kw.items(): stats[k] = stats.get(k, 0) + v
 
 # %% ../nbs/30_onepass.ipynb #b8f6768a
-def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0, pre=None):
-    ("(The log-probabilities `assign` asks for, from one forward pass; the transcripts' last hidden states in the "
-     "first pass). The vocabulary head runs only on the read positions, in blocks; a read before the first `P` "
-     "positions (a trie hung inside a kept transcript) takes their hidden state `pre`.")
+def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0, pre=None, keep=False):
+    ("(The log-probabilities `assign` asks for, from one forward pass; with `keep`, the transcripts' last hidden "
+     "states of the first pass). The vocabulary head runs only on the read positions, in blocks; a read before the "
+     "first `P` positions (a trie hung inside a kept transcript) takes their hidden state `pre`.")
     import torch
     dev = model.device
     lay = [_row_layout(r["x"], c, W, C, with_x, P) for r, c in zip(rows, chunks)]
@@ -249,7 +249,7 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0, p
         q = torch.tensor([q for _, q in reads], device=dev, dtype=torch.long)
         hr = h[torch.tensor([b for b, _ in reads], device=dev, dtype=torch.long), q.clamp(min=0)]
         if (before := q < 0).any(): hr[before] = pre[q[before] + P]
-        hx = h[:, :W-P] if with_x else None
+        hx = h[:, :W-P].clone() if with_x and keep else None
         del h, masks
         pr = np.concatenate([a[3] for a in assign]) if assign else np.zeros(0, np.int64)
         pt = np.concatenate([a[4] for a in assign]) if assign else np.zeros(0, np.int64)
@@ -286,8 +286,9 @@ def _run_batch(model, rows, outs, chunk, stats, dry_run=False, start=None, kept=
                real_tokens=sum((len(r["x"]) - P if with_x else 0) + sum(len(t["fwd_tok"]) for t, _ in c)
                                for r, c in zip(rows, chunks)))
         if dry_run: continue
-        (vals, hx), i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P, pre), 0
-        if with_x and kept is not None: _keep(kept, rows, cache, pre, hx, P)
+        keep = with_x and kept is not None
+        (vals, hx), i = _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P, pre, keep), 0
+        if keep: _keep(kept, rows, cache, pre, hx, P)
         for b, gi, nodes, _, _ in assign:
             outs[b][gi][nodes] = vals[i:i+len(nodes)]; i += len(nodes)
 
@@ -353,7 +354,7 @@ def _keep(kept:dict, rows:list[dict], cache, pre, hx, P:int):
     for b, r in enumerate(rows):
         n = len(r["x"])
         kv = [(l.keys[b:b+1, :, :n].clone(), l.values[b:b+1, :, :n].clone()) for l in cache.layers]
-        kept["rows"].append((np.asarray(r["x"]), kv, torch.cat([pre[:P], hx[b, :n-P]]) if P else hx[b, :n].clone()))
+        kept["rows"].append((np.asarray(r["x"]), kv, torch.cat([pre[:P], hx[b, :n-P]]) if P else hx[b, :n]))
     while sum(len(k) for k, _, _ in kept["rows"]) > kept["max_tokens"]: kept["rows"].pop(0)
 
 # %% ../nbs/30_onepass.ipynb #08dc4e15

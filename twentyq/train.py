@@ -197,7 +197,7 @@ def labelled_head(model, # a causal LM (or its peft wrapper) that TRL gave its f
                  ):
     ("On CPU, `model(..., fused_lm_head=True)` projects the labelled positions only, through one plain head, and "
      "returns what TRL's fused head returns; elsewhere, or for a model whose logits TRL scales, TRL's head stays.")
-    import torch; from trl.trainer.utils import FusedCausalLMOutput   # training only
+    from trl.trainer.utils import FusedCausalLMOutput   # training only
     model = model.get_base_model() if hasattr(model, "get_base_model") else model   # TRL's head is on the base
     cfg = model.config.get_text_config()
     if model.device.type != "cpu" or any(getattr(cfg, a, None) for a in _head_scales): return model
