@@ -16,8 +16,8 @@ from .backend import split_pair
 
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
-           'naive_beliefs', 'build_trie', 'branch_logprob', 'tree_logprobs', 'keep_transcripts', 'score_games',
-           'server_beliefs', 'naive_candidates', 'server_candidates', 'score_candidates']
+           'naive_beliefs', 'build_trie', 'branch_logprob', 'vocab_logprobs', 'tree_logprobs', 'keep_transcripts',
+           'score_games', 'server_beliefs', 'naive_candidates', 'server_candidates', 'score_candidates']
 
 # %% ../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -161,12 +161,12 @@ def _body(model):
      "(a LoRA being trained).")
     return (model.get_base_model() if hasattr(model, "get_base_model") else model).base_model
 
-def _head(model, h):
-    "Log-softmax of the vocabulary logits for hidden states `h` [R, d]."
+def vocab_logprobs(model, h, temperature:float=1.0):
+    "Log-softmax of the vocabulary logits for hidden states `h` [R, d] (soft-capped, then divided by `temperature`)."
     logits = model.get_output_embeddings()(h)
     cap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
     if cap: logits = (logits / cap).tanh() * cap
-    return logits.float().log_softmax(-1)
+    return (logits.float() / temperature).log_softmax(-1)
 
 _fast_ok = weakref.WeakSet()   # models whose fast path was checked (kept here, not written onto the shared model)
 
@@ -181,7 +181,7 @@ def _check_model(model):
     ids = torch.arange(10, 18, device=model.device)[None]
     with torch.no_grad():
         ref = model(input_ids=ids).logits[0].float().log_softmax(-1)
-        mine = _head(model, _body(model)(input_ids=ids).last_hidden_state[0])
+        mine = vocab_logprobs(model, _body(model)(input_ids=ids).last_hidden_state[0])
     if not torch.allclose(ref, mine, atol=1e-3, rtol=1e-3):
         raise NotImplementedError(f"{type(model).__name__}: its logits are not lm_head(last hidden state) (with "
                                   "soft-capping); fast belief scoring does not support it yet, use naive_beliefs")
@@ -257,7 +257,7 @@ def _score_reads(model, rows, chunks, W, C, with_x, cache, reads, assign, P=0, p
         # logit rows per block: ~128 MB of float32
         step = max(1, 2**25 // model.get_output_embeddings().weight.shape[0])
         for a in range(0, len(reads), step):
-            lsm = _head(model, hr[a:a+step])
+            lsm = vocab_logprobs(model, hr[a:a+step])
             sel = np.flatnonzero((pr >= a) & (pr < a + step))
             if len(sel): vals[sel] = lsm[torch.from_numpy(pr[sel] - a).to(dev),
                                          torch.from_numpy(pt[sel]).to(dev)].double().cpu().numpy()

@@ -304,18 +304,15 @@ def _score_loaded(runs:dict, scorer:str, engine:dict|None):
      "its runs score on (`scoring_engine`), not once per run, and in this process keeping its transcripts "
      "(`keep_transcripts`: a flipped copy resumes its game's); a server the vllm engine started is stopped after.")
     loaded = {}
-    with ExitStack() as kept:
-        try:
-            for run, (cands, bp) in runs.items():
-                e = scoring_engine(engine, cands) or {}
-                key = (e.get("engine", "hf"), e.get("server"))
-                if key not in loaded:
-                    be = loaded[key] = player(scorer, *key)
-                    if be.can.in_process: kept.enter_context(keep_transcripts(be.model))
-                score_run(run, loaded[key], candidates=cands, belief_prompt=bp)
-        finally:
-            for be in loaded.values():
-                if be.can.closes: be.close()
+    with ExitStack() as held:   # closed or let go at the end, an error too
+        for run, (cands, bp) in runs.items():
+            e = scoring_engine(engine, cands) or {}
+            key = (e.get("engine", "hf"), e.get("server"))
+            if key not in loaded:
+                be = loaded[key] = player(scorer, *key)
+                if be.can.closes: held.callback(be.close)
+                if be.can.in_process: held.enter_context(keep_transcripts(be.model))
+            score_run(run, loaded[key], candidates=cands, belief_prompt=bp)
 
 # %% ../nbs/62_pipeline.ipynb #29f739eb
 def _play_all(out:Path, qs:list[str], judge:str, ss:list[str], ps:list[str], size:dict, log:list, engine:dict|None=None,

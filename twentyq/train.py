@@ -18,6 +18,7 @@ from .runs import read_run, records_of
 from .wordlists import load_secrets
 from .protocols import template_kw as _template_kw
 from .models import embedded_models, converted_path, load_model
+from .onepass import vocab_logprobs
 
 
 # %% ../nbs/51_train.ipynb #ab97ee92
@@ -184,9 +185,7 @@ def save_final(trainer, # a finished TRL trainer
 def _labelled_logprobs(model, h, labels, temperature):
     ("(log-probability of each label, entropy, whether the label is the first argmax) at the positions of `h` "
      "whose label is not -100, through the model's LM head and soft-capping, at `temperature`.")
-    z = model.get_output_embeddings()(h).float()
-    if cap := getattr(model.config.get_text_config(), "final_logit_softcapping", None): z = (z / cap).tanh() * cap
-    lp = (z / temperature).log_softmax(-1)
+    lp = vocab_logprobs(model, h, temperature)   # the one-pass scorer's head, at the loss's temperature
     return lp.gather(-1, labels[:, None])[:, 0], -(lp.exp() * lp).sum(-1), lp.argmax(-1) == labels
 
 # TRL's fused head also reads these; a model that has one keeps TRL's head
