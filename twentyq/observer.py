@@ -35,18 +35,28 @@ def _shared(seqs:list[list[int]]) -> int:
     first = seqs[0]
     return min(next((i for i, (x, y) in enumerate(zip(first, s)) if x != y), min(len(first), len(s))) for s in seqs)
 
-def _answers_row(tok, prompts:list[str], answers:list[str], chunk:int) -> dict:
-    "A row for `tree_logprobs`: the start `prompts` share, then a trie per group of prompts, each with every answer."
+def _joins(seq:list[int], last:list[int]|None, n:int, nodes:int, chunk:int) -> tuple[bool, int]:
+    ("(whether the prompt `seq` joins the trie whose last prompt is `last`, the trie nodes it adds): it joins a trie "
+     "of fewer than `chunk` nodes, and a bigger one if it shares at least half its tokens after the start `n`.")
+    same = _shared([seq[n:], last[n:]]) if last is not None else 0
+    new = len(seq) - n - same
+    return last is not None and (nodes + new <= chunk or same >= new), new
+
+def _answers_row(tok, prompts:list[str], answers:list[list[str]], chunk:int) -> dict:
+    ("A row for `tree_logprobs`: the start `prompts` share, then each prompt with its answers (`answers[i]`: prompt "
+     "i's) in token tries, a prompt in the trie of the one before where it `_joins` it.")
     # (context, answer) token ids, prompt by prompt, answer by answer: each answer split from its own prompt
-    pairs, k = [split_pair(tok, p, a) for p in prompts for a in answers], len(answers)
-    seqs = [c + y for c, y in pairs]
-    n = min(_shared(seqs), min(len(c) for c, _ in pairs))   # the shared start ends before any answer's tokens
-    groups, cur = [], []
-    for a in range(0, len(pairs), k):                        # a prompt's answers in one trie
-        cur += range(a, a + k)
-        if sum(len(seqs[j]) - n for j in cur[::k]) >= chunk or a + k == len(pairs):
-            groups.append((build_trie([tuple(seqs[j][n:]) for j in cur], [len(pairs[j][1]) for j in cur]), n)); cur = []
-    return dict(x=seqs[0][:n], groups=groups, naive_tokens=sum(map(len, seqs)))
+    pairs = [[split_pair(tok, p, a) for a in ans] for p, ans in zip(prompts, answers)]
+    seqs = [[c + y for c, y in ps] for ps in pairs]
+    n = min(_shared([s for ss in seqs for s in ss]), min(len(c) for ps in pairs for c, _ in ps))   # before any answer
+    groups, cur, nodes, last = [], [], 0, None
+    def close(): groups.append((build_trie([tuple(s[n:]) for s, _ in cur], [k for _, k in cur]), n))
+    for ps, ss in zip(pairs, seqs):
+        join, new = _joins(ss[0], last, n, nodes, chunk)
+        if cur and not join: close(); cur, nodes = [], 0
+        cur += [(s, len(y)) for s, (_, y) in zip(ss, ps)]; nodes, last = nodes + new, ss[0]
+    if cur: close()
+    return dict(x=seqs[0][0][:n], groups=groups, naive_tokens=sum(len(s) for ss in seqs for s in ss))
 
 def _answers_logprobs(judge, rows:list[dict], batch_size:int, chunk:int, stats:dict|None) -> list[np.ndarray]:
     "Each row's log P(answer | prompt), prompt by prompt and answer by answer, in one flat array per row."
@@ -73,7 +83,7 @@ def judge_likelihoods(judge, # an in-process model judge (engine "hf")
     _in_process(judge)
     chat = get_game(game).judge_chat
     rows = [_answers_row(judge.tok, [judge.render(chat(w, q), **template_kw) + judge_answer_lead for w in words],
-                         judge_answers, chunk) for q in questions]
+                         [judge_answers] * len(words), chunk) for q in questions]
     lp = np.array(_answers_logprobs(judge, rows, batch_size, chunk, stats)).reshape(len(questions), len(words), 2)
     return lp - np.logaddexp.reduce(lp, axis=2, keepdims=True)
 
@@ -211,23 +221,33 @@ def sampled_gain_bits(w:np.ndarray, # the candidates' weights before the reply
 
 # %% ../nbs/32_observer.ipynb #0c549d8f
 def _turns(games:list[dict], views:list) -> list[tuple]:
-    "(turn, its candidates' chats) of each turn whose judge replied, game by game."
-    return [(t, [v.chat(i, t["question"]) for i in range(len(v.words))])
-            for g, v in zip(games, views) for t in g.get("turns") or [] if t.get("judge_raw") is not None]
+    "(game's position, turn, its candidates' chats) of each turn whose judge replied, game by game."
+    return [(k, t, [v.chat(i, t["question"]) for i in range(len(v.words))])
+            for k, (g, v) in enumerate(zip(games, views)) for t in g.get("turns") or []
+            if t.get("judge_raw") is not None]
 
 def reply_likelihoods(judge, # an in-process model judge
                       chats:list[list[list[dict]]], # per turn, the judge's chat were each candidate the answer
                       replies:list[list[str]], # per turn, the replies to score under each of its chats
-                      batch_size:int=4, # turns per forward pass
+                      batch_size:int=4, # rows (games) per forward pass
                       chunk:int=1024, # most trie nodes per pass
                       stats:dict|None=None, # if given, the work is counted into it
+                      # each turn's game: a game's turns, over the same candidates, are one row (None: a row per turn)
+                      games:list|None=None,
                      ) -> list[np.ndarray]:
-    "log P(reply | chat) per turn: a [candidate, reply] array, every reply under every candidate's chat in one trie."
+    ("log P(reply | chat) per turn: a [candidate, reply] array. A row holds a game's turns candidate by candidate, "
+     "so a candidate's chats share a trie up to their questions, and every reply hangs after its own.")
     _in_process(judge)
-    rows = [_answers_row(judge.tok, [judge.render(c, **template_kw) for c in cs], rs, chunk)
-            for cs, rs in zip(chats, replies)]
-    return [lp.reshape(len(cs), len(rs)) for lp, cs, rs in
-            zip(_answers_logprobs(judge, rows, batch_size, chunk, stats), chats, replies)]
+    turns = {}   # game -> its turns
+    for t, g in enumerate(range(len(chats)) if games is None else games): turns.setdefault(g, []).append(t)
+    order = [[(t, c) for c in range(len(chats[ts[0]])) for t in ts] for ts in turns.values()]   # candidate by candidate
+    rows = [_answers_row(judge.tok, [judge.render(chats[t][c], **template_kw) for t, c in o],
+                         [replies[t] for t, _ in o], chunk) for o in order]
+    out = [np.full((len(cs), len(rs)), np.nan) for cs, rs in zip(chats, replies)]
+    for o, lp in zip(order, _answers_logprobs(judge, rows, batch_size, chunk, stats)):
+        ends = np.cumsum([0] + [len(replies[t]) for t, _ in o])
+        for (t, c), a, b in zip(o, ends, ends[1:]): out[t][c] = lp[a:b]
+    return out
 
 def _observed(game:dict, view, lps:dict, prior, samples:int) -> list[dict]:
     "One game's rows: each judged turn weighs the candidates by the reply's likelihood; its drawn replies, the EIG."
@@ -250,7 +270,7 @@ def judge_observer(games:list[dict], # game records of one game that only a mode
                    samples:int=2, # replies drawn per candidate and turn, for the expected gain (0: none)
                    max_new_tokens:int|None=None, # the drawn replies' budget (None: the protocol's judge's)
                    seed:int=0, # the first drawn reply's seed
-                   batch_size:int=4, # turns per forward pass
+                   batch_size:int=4, # games per forward pass
                    chunk:int=1024, # most trie nodes per pass
                    stats:dict|None=None, # if given, the judge's work is counted into it
                   ) -> pd.DataFrame:
@@ -262,12 +282,13 @@ def judge_observer(games:list[dict], # game records of one game that only a mode
     views = [G.judge_view(g, candidates) for g in games]
     turns = _turns(games, views)
     n = max_new_tokens or max([G.protocols[g["protocol"]].judge_decoding.max_new_tokens for g in games], default=1)
-    drawn = sample_replies(judge, [c for _, cs in turns for c in cs], samples, n, seed) if samples else []
-    ends = np.cumsum([0] + [len(cs) for _, cs in turns])
+    drawn = sample_replies(judge, [c for _, _, cs in turns for c in cs], samples, n, seed) if samples else []
+    ends = np.cumsum([0] + [len(cs) for _, _, cs in turns])
     per = [sum(drawn[a:b], []) for a, b in zip(ends, ends[1:])] if samples else [[] for _ in turns]   # per turn
-    lps = reply_likelihoods(judge, [cs for _, cs in turns], [[t["judge_raw"]] + d for (t, _), d in zip(turns, per)],
-                            batch_size, chunk, stats)
-    by_turn = {id(t): lp for (t, _), lp in zip(turns, lps)}
+    lps = reply_likelihoods(judge, [cs for _, _, cs in turns],
+                            [[t["judge_raw"]] + d for (_, t, _), d in zip(turns, per)], batch_size, chunk, stats,
+                            games=[k for k, _, _ in turns])
+    by_turn = {id(t): lp for (_, t, _), lp in zip(turns, lps)}
     return pd.DataFrame([r for g, v in zip(games, views) for r in _observed(g, v, by_turn, prior, samples)])
 
 
