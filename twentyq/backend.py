@@ -12,7 +12,7 @@ from .models import load_model
 from .sampling import Sampling, Backend, Abilities
 
 # %% auto #0
-__all__ = ['split_pair', 'PrefixStore', 'kv_layout', 'HFBackend']
+__all__ = ['split_pair', 'shared_start', 'PrefixStore', 'kv_layout', 'HFBackend']
 
 # %% ../nbs/10_backend.ipynb #cca6211c
 def split_pair(tok, # a Hugging Face tokenizer
@@ -27,6 +27,14 @@ def split_pair(tok, # a Hugging Face tokenizer
     if not continuation: return whole, []
     if whole[:len(ctx)] != ctx: ctx = ctx[:-1]   # the last context token merged with the continuation
     return whole[:len(ctx)], whole[len(ctx):]
+
+# %% ../nbs/10_backend.ipynb #c3d868de
+def shared_start(seqs:list, # token sequences (lists, tuples or arrays of ids)
+                ) -> int:
+    "How many first tokens every sequence of `seqs` shares."
+    first, n = seqs[0], min(map(len, seqs))
+    for s in seqs[1:]: n = next((i for i in range(n) if s[i] != first[i]), n)
+    return n
 
 # %% ../nbs/10_backend.ipynb #a49fd3bd
 import functools, time
@@ -381,11 +389,7 @@ def _share_prefixes(self:HFBackend, prompts:list[list[int]], # token ids of the 
     ("Compute once, and store, each prefix that several prompts share beyond what the store holds (32 games' "
      "identical opening prompts).")
     order = sorted(range(len(prompts)), key=lambda i: prompts[i])
-    def lcp(a, b):
-        n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]: n += 1
-        return n
-    pair = [lcp(prompts[order[k]], prompts[order[k + 1]]) for k in range(len(order) - 1)]
+    pair = [shared_start([prompts[order[k]], prompts[order[k + 1]]]) for k in range(len(order) - 1)]
     for k, i in enumerate(order):
         shared = min(max(pair[k - 1] if k else 0, pair[k] if k < len(pair) else 0), len(prompts[i]) - 1)
         if shared - self.prefix_cache.match(prompts[i])[1] >= min_gain:

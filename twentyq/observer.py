@@ -14,7 +14,7 @@ import json, os
 from pathlib import Path
 from .runs import record_qa, read_run, hold_run, name_slug
 from .protocols import template_kw
-from .backend import split_pair
+from .backend import split_pair, shared_start
 from dataclasses import replace
 from .sampling import Sampling
 from .onepass import build_trie, branch_logprob, check_scorer, tree_logprobs
@@ -30,15 +30,10 @@ __all__ = ['judge_answer_lead', 'judge_answers', 'observer_sampling', 'judge_lik
 judge_answer_lead = "<answer>"   # what opens a judge's reply before its answer word (the paper's and PAPRIKA's)
 judge_answers = ("Yes", "No")     # the answers a model judge's likelihood is over
 
-def _shared(seqs:list[list[int]]) -> int:
-    "The length of the start that every token sequence of `seqs` shares."
-    first = seqs[0]
-    return min(next((i for i, (x, y) in enumerate(zip(first, s)) if x != y), min(len(first), len(s))) for s in seqs)
-
 def _joins(seq:list[int], last:list[int]|None, n:int, nodes:int, chunk:int) -> tuple[bool, int]:
     ("(whether the prompt `seq` joins the trie whose last prompt is `last`, the trie nodes it adds): it joins a trie "
      "of fewer than `chunk` nodes, and a bigger one if it shares at least half its tokens after the start `n`.")
-    same = _shared([seq[n:], last[n:]]) if last is not None else 0
+    same = shared_start([seq[n:], last[n:]]) if last is not None else 0
     new = len(seq) - n - same
     return last is not None and (nodes + new <= chunk or same >= new), new
 
@@ -48,7 +43,8 @@ def _answers_row(tok, prompts:list[str], answers:list[list[str]], chunk:int) -> 
     # (context, answer) token ids, prompt by prompt, answer by answer: each answer split from its own prompt
     pairs = [[split_pair(tok, p, a) for a in ans] for p, ans in zip(prompts, answers)]
     seqs = [[c + y for c, y in ps] for ps in pairs]
-    n = min(_shared([s for ss in seqs for s in ss]), min(len(c) for ps in pairs for c, _ in ps))   # before any answer
+    # the shared start ends before any answer's tokens
+    n = min(shared_start([s for ss in seqs for s in ss]), min(len(c) for ps in pairs for c, _ in ps))
     groups, cur, nodes, last = [], [], 0, None
     def close(): groups.append((build_trie([tuple(s[n:]) for s, _ in cur], [k for _, k in cur]), n))
     for ps, ss in zip(pairs, seqs):

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 from .runs import belief_points
 from .protocols import template_kw
-from .backend import split_pair
+from .backend import split_pair, shared_start
 
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
@@ -210,8 +210,7 @@ def _shared_prefix(rows, # the batch's rows
     xs = [r["x"] for r in rows]
     if len(xs) < 2: return 0
     end = min([len(x) for x in xs] + [plen for r in rows for _, plen in r["groups"]]) - 1
-    n = 0
-    while n < end and all(x[n] == xs[0][n] for x in xs): n += 1
+    n = min(shared_start(xs), end)
     return n if n >= least else 0
 
 def _prefix_pass(model, ids:list[int], cache, B:int):
@@ -329,17 +328,11 @@ def keep_transcripts(model, # a transformers causal LM whose weights do not chan
         if before is None: _kept.pop(model, None)
         else: _kept[model] = before
 
-def _common(a:np.ndarray, b:np.ndarray) -> int:
-    "How many first tokens `a` and `b` share."
-    n = min(len(a), len(b))
-    return int(d[0]) if len(d := np.flatnonzero(a[:n] != b[:n])) else n
-
 def _kept_start(kept:dict, x:list[int]):
     ("`_run_batch`'s start for transcript `x`: (P, a cache holding its first P tokens, their last hidden states) "
      "from the kept transcript that shares the most first tokens with it, at least half of `x`; None if none does.")
     from transformers import DynamicCache   # deferred: seconds to import
-    x = np.asarray(x)
-    P, best = max(((_common(k, x), i) for i, (k, _, _) in enumerate(kept["rows"])), default=(0, None))
+    P, best = max(((shared_start([k, x]), i) for i, (k, _, _) in enumerate(kept["rows"])), default=(0, None))
     P = min(P, len(x) - 1)   # a token of its own at least: the pass has a query
     if best is None or P < max(kept["least"], len(x) // 2): return None
     _, kv, h = kept["rows"][best]
@@ -354,7 +347,7 @@ def _keep(kept:dict, rows:list[dict], cache, pre, hx, P:int):
     for b, r in enumerate(rows):
         n = len(r["x"])
         kv = [(l.keys[b:b+1, :, :n].clone(), l.values[b:b+1, :, :n].clone()) for l in cache.layers]
-        kept["rows"].append((np.asarray(r["x"]), kv, torch.cat([pre[:P], hx[b, :n-P]]) if P else hx[b, :n]))
+        kept["rows"].append((list(r["x"]), kv, torch.cat([pre[:P], hx[b, :n-P]]) if P else hx[b, :n]))
     while sum(len(k) for k, _, _ in kept["rows"]) > kept["max_tokens"]: kept["rows"].pop(0)
 
 # %% ../nbs/30_onepass.ipynb #08dc4e15
