@@ -84,24 +84,29 @@ def free_memory():
     try: ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError): pass
 
+_open_peaks = []   # the peak (kB, in a one-item list) of each `measured` block open now
+
+def _fold_peak():
+    "Hand the kernel's high-water mark to every open block's peak."
+    h = _status_kb("VmHWM")
+    for p in _open_peaks: p[0] = max(p[0], h)
+
+def _reset_peak() -> bool:
+    "Reset this process's high-water mark to its resident memory now (Linux); False where it cannot be."
+    try: Path("/proc/self/clear_refs").write_text("5"); return True
+    except OSError: return False
+
 @contextmanager
 def measured(rows:list, # the measurement is appended here: dict(step, seconds, peak_gb, child_peak_gb), memory in GiB
              step:str, # what the block does
-             every:float=0.05, # seconds between two readings of the resident memory
             ):
-    ("Time the block and take the peak resident memory of this process during it (and of a child that ended in it, if "
-     "above every earlier child's).")
-    peak, done = [_status_kb("VmRSS")], threading.Event()
-    def poll():
-        while not done.wait(every): peak[0] = max(peak[0], _status_kb("VmRSS"))
-    hwm, kids, t = _status_kb("VmHWM"), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
-    reader = threading.Thread(target=poll, daemon=True); reader.start()
+    ("Time the block and take the peak resident memory of this process during it, exactly (and of a child that ended "
+     "in it, if above every earlier child's).")
+    _fold_peak(); exact = _reset_peak(); peak = [_status_kb("VmRSS")]; _open_peaks.append(peak)
+    kids, t = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()
     try: yield
     finally:
-        done.set(); reader.join()
-        # a new high-water mark is this block's, exactly
-        top = max(peak[0], h if (h := _status_kb("VmHWM")) > hwm else 0)
+        _fold_peak(); _open_peaks.remove(peak)
         k = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(top / 2**20, 2),
+        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(peak[0] / 2**20, 2) if exact else None,
                          child_peak_gb=round(k / 2**20, 2) if k > kids else None))
-
