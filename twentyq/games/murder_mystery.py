@@ -21,7 +21,7 @@ __all__ = ['mm_lists', 'mm_questioner_first', 'mm_judge_system', 'mm_judge_user'
            'mm_ranks', 'murder_mystery_game', 'write_story_lists', 'story_rows', 'story_row', 'name_in', 'culprit_in',
            'suspects_in', 'mm_candidates', 'build_murder_mystery', 'mm_start', 'mm_judge_chat', 'mm_on_reply',
            'as_said', 'mm_on_judge', 'story_questioner_sampling', 'story_protocol', 'mm_belief_view', 'name_forms',
-           'suppose_culprit', 'mm_judge_view']
+           'in_other_name', 'suppose_culprit', 'mm_judge_view']
 
 # %% ../../nbs/16_murder_mystery.ipynb #be42b703
 mm_lists = {"mm_eval": "eval", "mm_train": "train"}   # shipped list: its split in murder_mystery.json
@@ -215,9 +215,11 @@ mm_protocols = {"paprika": story_protocol(mm_start, mm_on_reply, mm_on_judge, qu
                                           guess_form="{} is the murderer.", belief_prompt="culprit", secrets="mm_eval")}
 
 # %% ../../nbs/16_murder_mystery.ipynb #4fbb0136
-mm_ranks = {"Dr.", "Mr.", "Mrs.", "Ms.", "St.", "Miss", "Madame", "Sir", "Lady", "Lord", "Count", "Prince", "Princess",
-            "Captain", "Lieutenant", "Sergeant", "Major", "Private", "Corporal", "General", "Brother", "Sister",
-            "Father", "Professor", "Nurse", "Guru", "CEO", "CTO", "Technician", "Detective", "Officer", "Inspector"}
+mm_ranks = {"Dr.", "Mr.", "Mrs.", "Ms.", "St.", "Miss", "Madame", "Sir", "Lady", "Lord", "Count", "Countess", "Prince",
+            "Princess", "Maharaja", "Pharaoh", "Captain", "Commander", "Lieutenant", "Ensign", "Sergeant", "Major",
+            "Colonel", "General", "Admiral", "Private", "Corporal", "Brother", "Sister", "Father", "Professor", "Nurse",
+            "Guru", "Master", "CEO", "CTO", "DJ", "Technician", "Engineer", "Treasurer", "Advisor", "Senator", "Mayor",
+            "Chief", "Sheriff", "Deputy", "Detective", "Officer", "Inspector"}
 
 def name_forms(name:str, # a candidate's name, as the lists write it
               ) -> dict:
@@ -230,13 +232,21 @@ def name_forms(name:str, # a candidate's name, as the lists write it
              "last": core[-1] if len(w) > 1 else None, "first": core[0] if len(core) > 1 else None}
     return {k: v for k, v in forms.items() if v}
 
+def in_other_name(env:str, # a scenario's `env` text
+                  m:re.Match, # a name's form found in it
+                 ) -> bool:
+    "Whether the form at `m` is part of another's name: next to a capitalised word that is no rank ('Mr. Alan Reed')."
+    before = re.search(r"(?<![\w.'])([A-Z][\w'-]*) $", env[:m.start()])
+    return bool(before and before.group(1) not in mm_ranks) or bool(re.match(r" [A-Z]", env[m.end():]))
+
 def suppose_culprit(env:str, # a scenario's `env` text
                     culprit:str, # its culprit, as the lists name it
                     candidate:str, # the candidate to make the culprit
                     others:list[str]=(), # the scenario's other candidates (a form one of them shares is left alone)
                    ) -> str:
     "`env` with `culprit` and `candidate` swapped, form by form (`name_forms`): the story with `candidate` the culprit."
-    if candidate == culprit: return env
+    words = lambda name: set(name.split()) - mm_ranks
+    if words(candidate) <= words(culprit) or words(culprit) <= words(candidate): return env   # one person, two names
     a, b = name_forms(culprit), name_forms(candidate)
     taken = {f for o in others if o not in (culprit, candidate) for f in name_forms(o).values()}
     swap = {}
@@ -244,7 +254,8 @@ def suppose_culprit(env:str, # a scenario's `env` text
         for k, f in x.items():
             if k == "whole" or (f not in taken and f not in y.values()): swap.setdefault(f, y.get(k, y["whole"]))
     form = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(swap, key=len, reverse=True))) + r")\b")
-    return form.sub(lambda m: swap[m.group(1)], env)
+    kept = lambda m: m.group(1) not in (a["whole"], b["whole"]) and in_other_name(env, m)
+    return form.sub(lambda m: m.group(1) if kept(m) else swap[m.group(1)], env)
 
 def mm_judge_view(record:dict, # a murder mystery's game record
                   candidates=None, # the caller's candidates: not used, each scenario has its own
@@ -257,4 +268,3 @@ def mm_judge_view(record:dict, # a murder mystery's game record
 
 murder_mystery_game = Game("murder-mystery", mm_protocols, secrets="mm_eval", belief_prompt="culprit",
                            judge_chat=mm_judge_chat, belief_view=mm_belief_view, judge_view=mm_judge_view)
-
