@@ -1,5 +1,7 @@
 # twentyq: the two commands of the README, and their set-up.
-#   make reproduce   run the main job on the embedded default models (report under reports/)
+#   make reproduce   run the main job on the embedded default models (report under reports/, which git ignores: the checkout
+#                    stays clean); REPRODUCE_ARGS adds options, e.g. REPRODUCE_ARGS="--scale tiny" for a smoke run
+#   make readme-figure   a maintainer's step after make reproduce: the README's figure and caption from that report
 #   make test        run the whole test suite (notebook hygiene; pytest on two workers, the notebooks' checks among the tests)
 #   make docs        build the documentation site from the notebooks into _docs/, every notebook executed (minutes)
 #   make docs-fast   the same site in seconds, the notebooks rendered as stored; make docs-serve serves _docs/ (search needs http)
@@ -16,7 +18,7 @@ STAMP := $(VENV)/.twentyq-installed
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: install dev extras vllm chromium reproduce test docs docs-fast docs-serve readme bench clean-nbs
+.PHONY: install dev extras vllm chromium reproduce readme-figure test docs docs-fast docs-serve readme bench clean-nbs
 
 install: $(STAMP)
 
@@ -65,7 +67,13 @@ $(VLLM_STAMP): Makefile
 	touch $@
 
 reproduce: $(STAMP)
-	$(BIN)/twentyq reproduce --out reports/embedded --readme nbs/images   # the README's figure and caption too
+	$(BIN)/twentyq reproduce --out reports/embedded $(REPRODUCE_ARGS)
+
+# the README's figure and its caption (nbs/images, nbs/index.ipynb, README.md) from the report of make reproduce: a step of its own,
+# so that running the job never changes a tracked file (its last digits differ between CPUs)
+readme-figure: $(DEV_STAMP)
+	$(BIN)/python -c "from twentyq.pipeline import readme_figure; print(readme_figure('reports/embedded', 'nbs/images')['caption'])"
+	$(MAKE) readme
 
 # Debian's chromium for the browser tests, installed here (as root, where apt-get exists) so that no test installs system
 # packages; without it those tests skip, saying why.

@@ -50,30 +50,37 @@ def vllm_pids() -> set[str]:
         except OSError: return False   # gone since
     return {p for p in pids if ours(p)}
 
+ROOT = Path(__file__).resolve().parent.parent
+
+def clean_clone(dest:Path) -> Path:
+    """A clone of this working tree into `dest`, as it is (uncommitted and untracked files that git does not ignore included),
+    committed there: its `git status` is clean."""
+    import shutil, subprocess
+    git = lambda *a, cwd=ROOT: subprocess.run(["git", *a], cwd=cwd, check=True, capture_output=True).stdout
+    git("clone", "-q", str(ROOT), str(dest))
+    for f in filter(None, git("ls-files", "-z", "--cached", "--others", "--exclude-standard").decode().split("\0")):
+        if (ROOT/f).is_file(): (dest/f).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(ROOT/f, dest/f)
+        elif (dest/f).exists(): (dest/f).unlink()   # deleted here, not yet committed
+    git("add", "-A", cwd=dest)
+    git("-c", "user.name=twentyq tests", "-c", "user.email=tests@twentyq", "commit", "-q", "--allow-empty", "-m", "this tree",
+        cwd=dest)
+    return dest
+
 @pytest.fixture(scope="session")
 def tiny_job(tmp_path_factory):
-    """The main job at its smallest (one secret, two questions, SmolLM2 in every model role, WordNet beside it): SFT, GRPO and
-    ΔBelief-RL trained, every questioner played under three protocols, scored, the reference games, every report item."""
-    from twentyq.pipeline import reproduce, scales, train_scales
-    out = tmp_path_factory.mktemp("tiny-job")
-    scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
-                          model_free=dict(limit=3, max_questions=13), candidates="nouns_test", n_candidates=4,
-                          transfer=[dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval", knowledge=dict(limit=1, iterations=2, max_questions=2),
-                                         model=dict(limit=1, iterations=1, max_questions=2), model_judge=MODEL, n_candidates=4,
-                                         model_free=dict(max_questions=20), questioner_max_tokens=12, judge_max_tokens=24),
-                                    dict(game="wordle", protocol="paprika", secrets="wordle_answers", knowledge=dict(limit=1, iterations=1, max_questions=6),
-                                         model=None, trained=False, model_free=dict(limit=2, iterations=2, max_questions=4), n_candidates=4,
-                                         questioner_max_tokens=12, judge_max_tokens=None),
-                                    dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False, model=dict(limit=1, iterations=1, max_questions=2),
-                                         model_judge=MODEL, n_candidates=0, questioner_max_tokens=8, judge_max_tokens=8,
-                                         observer_samples=1)])
-    # SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py, tiny-2x2-1e-3)
-    train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2, grpo_lr=1e-5,
-                                max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=2, grpo_save_steps=0, micro_batch=1)
-    # one checkpoint (SFT's last step), which the job deletes when done: checkpoints are 1.6 GB each
-    try: table = reproduce(out=str(out), questioners=f"{MODEL},wordnet", scorers=MODEL, scale="tiny")
-    finally: del scales["tiny"], train_scales["tiny"]
-    return out, table
+    """The README's first command, `make reproduce`, at the smallest scale (`pipeline.scales["tiny"]`: one secret, two questions,
+    SmolLM2 in every model role, WordNet beside it) in a clean clone of this tree, this environment's install step done: SFT, GRPO
+    and ΔBelief-RL trained, every questioner played under three protocols, scored, the reference games, every report item.
+    (report folder, Table 1); the clone is the report folder's `parents[1]`, its log `reproduce.log` beside it."""
+    import subprocess, pandas as pd
+    clone, venv = clean_clone(tmp_path_factory.mktemp("tiny-job")/"clone"), Path(sys.executable).parent.parent
+    out, log = clone/"reports"/"embedded", clone.parent/"reproduce.log"   # the Makefile's folder, named whole (the models' names)
+    args = f"--scale tiny --questioners {MODEL},wordnet --scorers {MODEL} --out {out}"
+    with log.open("w") as f:   # -o: the install step is this environment's, done (the clone's files are newer than its stamp)
+        done = subprocess.run(["make", "-o", f"{venv}/.twentyq-installed", "reproduce", f"VENV={venv}", f"REPRODUCE_ARGS={args}"],
+                              cwd=clone, env=os.environ | {"PYTHONPATH": str(clone)}, stdout=f, stderr=subprocess.STDOUT)
+    assert done.returncode == 0, log.read_text()[-6000:]
+    return out, pd.read_csv(out/"table1_pass_at_1.csv")
 
 @pytest.fixture(scope="session")
 def docs_site(tmp_path_factory):

@@ -6,14 +6,14 @@ Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #c6042941
 from __future__ import annotations
-import ctypes, hashlib, gc, os, random, re, resource, threading, time
+import ctypes, hashlib, gc, os, random, re, resource, sys, threading, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
 __all__ = ['repo_root', 'logprob_eps', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256',
-           'free_memory', 'measured']
+           'ResultWarning', 'console_to', 'free_memory', 'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -27,10 +27,12 @@ def cache_dir(*parts:str, # sub-folders below the cache root
 # %% ../nbs/00_core.ipynb #472da9f8
 repo_root = Path(__file__).resolve().parent.parent if "__file__" in globals() else Path.cwd().parent
 
+_wheel_data = Path(__file__).resolve().parent/"data" if "__file__" in globals() else None   # an installed wheel's
+
 def data_path(name:str, # file name inside the project's `data/` folder
              ) -> Path:
-    "Path of a word list or other file shipped in the project's `data/` folder."
-    return repo_root/"data"/name
+    "Path of a word list or other file shipped in the project's `data/` folder (a wheel's `twentyq/data/`)."
+    return (_wheel_data if _wheel_data and _wheel_data.is_dir() else repo_root/"data")/name
 
 # %% ../nbs/00_core.ipynb #d2b858f6
 def pick_device(device:str|None=None, # "cpu", "cuda", "cuda:1" ..., or None for the best available
@@ -71,6 +73,34 @@ def file_sha256(path:Path|str, # file to hash
         for chunk in iter(lambda: f.read(1<<20), b""): h.update(chunk)
     return h.hexdigest()
 
+# %% ../nbs/00_core.ipynb #1e7fead1
+class ResultWarning(UserWarning):
+    "A warning that bears on a result: shown on the terminal even where the rest goes to a log (`console_to`)."
+
+@contextmanager
+def console_to(log:Path|str, # the file that gets everything the block prints (appended)
+               terminal=None, # where the block's own lines go (default: this process's standard error, as it was)
+              ):
+    ("Send what the block prints (this process, its libraries, its children) and its warnings to `log`; yield the "
+     "terminal.")
+    log = Path(log); log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush(); sys.stderr.flush()
+    saved, out, own = [os.dup(1), os.dup(2)], log.open("a", buffering=1), terminal is None
+    terminal = os.fdopen(os.dup(saved[1]), "w", buffering=1) if own else terminal
+    os.dup2(out.fileno(), 1); os.dup2(out.fileno(), 2)
+    shown, showwarning = set(), warnings.showwarning
+    def show(message, category, filename, lineno, file=None, line=None):
+        out.write(warnings.formatwarning(message, category, filename, lineno, line))
+        if issubclass(category, ResultWarning) and (filename, lineno) not in shown:
+            shown.add((filename, lineno)); terminal.write(f"warning: {message} (any more like it: {log})\n")
+    warnings.showwarning = show
+    try: yield terminal
+    finally:
+        sys.stdout.flush(); sys.stderr.flush(); warnings.showwarning = showwarning
+        for fd, s in ((1, saved[0]), (2, saved[1])): os.dup2(s, fd); os.close(s)
+        out.close()
+        if own: terminal.close()
+
 # %% ../nbs/00_core.ipynb #3d38b230
 def _status_kb(field:str) -> int:
     ("A memory field of /proc/self/status in kB (VmRSS: resident now, VmHWM: its high-water mark); "
@@ -108,5 +138,6 @@ def measured(rows:list, # the measurement is appended here: dict(step, seconds, 
     finally:
         _fold_peak(); _open_peaks.remove(peak)
         k = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        rows.append(dict(step=step, seconds=round(time.time() - t, 1), peak_gb=round(peak[0] / 2**20, 2) if exact else None,
+        rows.append(dict(step=step, seconds=round(time.time() - t, 1),
+                         peak_gb=round(peak[0] / 2**20, 2) if exact else None,
                          child_peak_gb=round(k / 2**20, 2) if k > kids else None))

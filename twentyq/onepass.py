@@ -10,6 +10,7 @@ import warnings, weakref
 from contextlib import contextmanager
 from functools import lru_cache
 import numpy as np
+from .core import ResultWarning
 from .runs import belief_points
 from .protocols import template_kw
 from .backend import split_pair, shared_start
@@ -390,7 +391,7 @@ def _prefix_warning(record, backend, turns):
     warnings.warn(f"game {record.get('game_id')!r}: the chat template of {backend.name!r} breaks the prefix property "
                   f"at turns {turns}: the tokens of such a state are not a prefix of the next state's (e.g. a "
                   "generation prompt unlike the rendered assistant turn), or not of its own with E appended; those "
-                  "states are scored on their own contexts", stacklevel=3)
+                  "states are scored on their own contexts", ResultWarning, stacklevel=3)
 
 def _secret_rows(record, backend, elicitation, template_kw, lead=" "):
     "Rows scoring the true secret at every state of `record`; groups carry their state index in `keys`."
@@ -557,7 +558,7 @@ def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, 
     if exact_turns:
         warnings.warn(f"game {rec.get('game_id')!r}: candidates at turns {exact_turns} do not tokenize independently "
                       f"of the context under {backend.name!r}; they are scored one full context each (slow)",
-                      stacklevel=3)
+                      ResultWarning, stacklevel=3)
     return res, rows + ([main] if main["groups"] else [])
 
 # %% ../nbs/30_onepass.ipynb #73e81260

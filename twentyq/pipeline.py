@@ -11,7 +11,8 @@ from contextlib import contextmanager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import pandas as pd
-from .core import measured, file_sha256
+from tqdm.auto import tqdm
+from .core import measured, file_sha256, console_to
 from .runs import load_run, model_label
 from .models import release_models
 from .analysis import make_reference
@@ -31,9 +32,10 @@ from .report import (paper_notebooks, game_notebooks, run_report_notebooks, writ
                             unread_cards)
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'stages', 'readme_card', 'scale_candidates', 'Job', 'plan_job', 'train_stage', 'run_scorers',
-           'scoring_engine', 'play_stage', 'game_runs', 'transfer_runs', 'transfer_stage', 'reference_questioner',
-           'reference_stage', 'settings_of', 'report_stage', 'run_stages', 'readme_figure', 'reproduce']
+__all__ = ['scales', 'train_scales', 'stages', 'readme_card', 'scale_candidates', 'StepLog', 'Job', 'plan_job', 'train_stage',
+           'run_scorers', 'scoring_engine', 'play_stage', 'game_runs', 'transfer_runs', 'transfer_stage',
+           'reference_questioner', 'reference_stage', 'settings_of', 'report_stage', 'run_stages', 'readme_figure',
+           'reproduce']
 
 # %% ../nbs/62_pipeline.ipynb #2d4759ed
 scales = {
@@ -102,7 +104,7 @@ scales = {
                       dict(game="customer-service", protocol="paprika", secrets="cs_eval", model_judge=None,
                            model=dict(limit=None, iterations=8, max_questions=20), n_candidates=16,
                            questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1)]),
-}   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250)
+}   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250; story judges: none)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
 def _size_of(size:dict, questioner:str) -> dict:
@@ -118,6 +120,10 @@ def scale_candidates(size:dict, # a scale (`scales`)
 def _split(x): return [v.strip() for v in x.split(",") if v.strip()] if isinstance(x, str) else list(x)
 
 # %% ../nbs/62_pipeline.ipynb #02a68d8d
+class StepLog(list):
+    "The job's steps' rows (`core.measured`), in order; `bar`: the running stage's progress bar, which each step names."
+    bar = None
+
 @dataclass
 class Job:
     "The main job's plan, and what its stages hand each other."
@@ -139,7 +145,7 @@ class Job:
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
     # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
     failed: dict = field(default_factory=dict)
-    log: list = field(default_factory=list)      # each step's wall time and peak memory (`core.measured`), in order
+    log: list = field(default_factory=StepLog)   # each step's wall time and peak memory, in order
 
     @property
     def size(self) -> dict: return scales[self.scale]
@@ -187,10 +193,13 @@ def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
 
 @contextmanager
 def _step(log:list, name:str):
-    "One step of the job, timed with its peak memory into `log`; the models it loaded are let go after it."
+    ("One step of the job, timed with its peak memory into `log`, named on its stage's progress bar; the models it "
+     "loaded are let go after it.")
+    if (bar := getattr(log, "bar", None)) is not None: bar.set_postfix_str(name)   # a bar of no length is false
     with measured(log, name):
         try: yield
         finally: release_models()
+    if bar is not None: bar.update()
 
 def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
     ("The two trainings of the SFT model by GRPO: (name, folder, spec): the game's reward (+GRPO) and ΔBelief-RL's "
@@ -204,6 +213,27 @@ def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
     return [("GRPO", sft_dir.parent/f"{base}-grpo", GRPOSpec(**common, belief_weight=ts["belief_weight"])),
             ("ΔBelief-RL", sft_dir.parent/f"{base}-delta",
              GRPOSpec(**common, protocol="cia", reward="cia", credit="turn"))]
+
+# %% ../nbs/62_pipeline.ipynb #7a1c0e55
+# the smallest job, a smoke run of every stage in some five minutes on a CPU (the test suite runs it as
+# `make reproduce REPRODUCE_ARGS="--scale tiny --questioners smollm2-135m,wordnet --scorers smollm2-135m"`): one secret,
+# two questions, SmolLM2 in every model role; Guess My City, Wordle and the murder mystery beside Twenty Questions
+scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12,
+    judge_max_tokens=24, model_free=dict(limit=3, max_questions=13), candidates="nouns_test", n_candidates=4,
+    transfer=[dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval", knowledge=dict(limit=1, iterations=2,
+                   max_questions=2), model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                   n_candidates=4, model_free=dict(max_questions=20), questioner_max_tokens=12, judge_max_tokens=24),
+              dict(game="wordle", protocol="paprika", secrets="wordle_answers", knowledge=dict(limit=1, iterations=1,
+                   max_questions=6), model=None, trained=False, model_free=dict(limit=2, iterations=2, max_questions=4),
+                   n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
+              dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
+                   model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m", n_candidates=0,
+                   questioner_max_tokens=8, judge_max_tokens=8, observer_samples=1)])
+# SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py,
+# tiny-2x2-1e-3); one checkpoint (SFT's last step), which the job deletes when done
+train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2,
+                            grpo_lr=1e-5, max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=2,
+                            grpo_save_steps=0, micro_batch=1)
 
 # %% ../nbs/62_pipeline.ipynb #b0aee211
 def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
@@ -538,13 +568,25 @@ def report_stage(job:Job):
 stages = {"train": train_stage, "play and score": play_stage, "transfer": transfer_stage, "reference": reference_stage,
           "report": report_stage}
 
+def _stage_line(name:str, rows:list, seconds:float) -> str:
+    "A stage's line on the terminal: its steps, time and peak memory."
+    peak = max((v for r in rows for v in (r["peak_gb"], r["child_peak_gb"]) if v is not None), default=None)
+    return f"{name}: {len(rows)} steps, {seconds:.0f} s" + (f", peak {peak:.2f} GiB" if peak else "") + "\n"
+
 def run_stages(job:Job, # the job
                names:list[str], # the stages to run, keys of `stages`, in order
+               terminal=None, # where each stage shows its progress bar, then its line (None: neither)
               ) -> dict:
     "Run the named stages on `job` in order, letting go of the models each loaded; {name: seconds}."
     times = {}
     for name in names:
-        t = time.time(); stages[name](job); release_models(); times[name] = time.time() - t
+        t, first = time.time(), len(job.log)
+        job.log.bar = tqdm(desc=name, file=terminal, leave=False, disable=terminal is None,
+                           bar_format="{desc}: {n} steps done, {elapsed} {postfix}")
+        try: stages[name](job); release_models()
+        finally: job.log.bar.close(); job.log.bar = None
+        times[name] = time.time() - t
+        if terminal: terminal.write(_stage_line(name, job.log[first:], times[name]))
     return times
 
 # %% ../nbs/62_pipeline.ipynb #178c3dba
@@ -596,10 +638,12 @@ def reproduce(out:str="reports/embedded", # report folder
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,
                        engine, server, all_pairs), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
-    times = run_stages(job, [s for s in stages if s != "train" or job.train])
-    steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
-    steps.to_csv(job.out/"steps.csv", index=False)
-    print("\n" + steps.to_string(index=False, na_rep=""))
+    with console_to(job.out/"job.log") as terminal:   # libraries' bars, trainers' dicts and warnings go to the log
+        terminal.write(f"twentyq reproduce, {scale} scale: {job.out.resolve()} (all it prints: {job.out/'job.log'})\n")
+        times = run_stages(job, [s for s in stages if s != "train" or job.train], terminal)
+        steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
+        steps.to_csv(job.out/"steps.csv", index=False)
+        print("\n" + steps.to_string(index=False, na_rep=""))
     print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; "
           + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
           + f"; peak memory {steps[['peak_gb', 'child_peak_gb']].max().max():.2f} GiB, {job.out/'steps.csv'})")
