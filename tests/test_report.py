@@ -167,8 +167,8 @@ def test_index_page_has_every_item(report):
     for c in cards: assert c["reading"] or f"{c['stem']}.png" not in c["files"], c["stem"]   # every figure comes with its reading
 
 @contextmanager
-def index_page(index:Path):
-    "The report page `index` open in headless Chromium at 1280 x 800 (skipped, saying why, where chromium is missing)."
+def index_page(index:Path, width:int=1280):
+    "The report page `index` open in headless Chromium at `width` x 800 (skipped, saying why, where chromium is missing)."
     from test_browser import CHROMIUM, CHROMIUM_ARGS, ensure_chromium, ensure_playwright
     if why := ensure_chromium(): pytest.skip(why)
     ensure_playwright()
@@ -176,7 +176,7 @@ def index_page(index:Path):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport=dict(width=1280, height=800))
+            page = browser.new_page(viewport=dict(width=width, height=800))
             page.goto(index.as_uri()); page.wait_for_load_state("load")
             yield page
         finally: browser.close()
@@ -188,7 +188,7 @@ def test_index_first_screen_in_chromium(report, tmp_path):
     import shutil
     out = tmp_path/"out"; shutil.copytree(report[0], out)
     long = pd.DataFrame(dict(questioner="reports/embedded/models/smollm2-135m-grpo", turn=range(40), win_rate=0.0))
-    save_item(out, "fig7_long_table", "A table of 40 rows, no figure", table=long)                       # long tables: never open
+    save_item(out, "fig7_long_table", "A table of 40 rows, no figure", table=long, reading="40 turns")   # long tables: never open
     index = write_index(out, settings=dict(case="hand-built"), links={"transcripts.md": "one game per protocol and questioner"})
     with index_page(index) as page:
         fig = page.locator("img[src='table1_pass_at_1.png']")
@@ -340,9 +340,21 @@ def test_reproduce_tiny(tiny_job):
     ref = json.loads((tmp_path/"reference.json").read_text())
     assert ref["n_reference"] == ref["n_won"] - ref["n_false_wins"] and "Reference games:" in page
 
+def test_reproduce_then_test_leaves_the_clone_clean(tiny_job):
+    """The README's two commands in that order on a clean clone: `make reproduce` (the tiny job) changes no tracked file and adds
+    none that git sees, and then `make test`'s first step, the notebook check (the README's figure and caption against the
+    repository's), passes there."""
+    import subprocess, sys
+    clone = tiny_job[0].parents[1]
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True).stdout
+    assert status == "", status
+    check = subprocess.run([sys.executable, ".ci/check_notebooks.py"], cwd=clone, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
 def test_tiny_report_in_chromium_names_players_and_gives_each_panel_room(tiny_job):
     """The tiny job's index in headless Chromium, 1280 x 800: no folder of the job in the text a reader sees (players under display
-    names; paths only in the collapsed settings), and every figure shown at a width where its narrowest panel is 300 px or more."""
+    names; paths only in the collapsed settings), and every figure shown at a width where its narrowest panel is 300 px or more.
+    At 1,400 px the home opens with a line per game, and neither it nor any game's page scrolls sideways, its blocks closed or open."""
     out, _ = tiny_job
     shares = {f"{c['stem']}.png": c["panels"]["share"] for c in (json.loads(p.read_text()) for p in out.glob("*.json"))
               if isinstance(c, dict) and c.get("panels")}
@@ -354,3 +366,14 @@ def test_tiny_report_in_chromium_names_players_and_gives_each_panel_room(tiny_jo
     assert len(shares) >= 6 and set(shares) <= set(shown), (sorted(shares), sorted(shown))
     narrow = {f: round(shown[f] * s) for f, s in shares.items() if shown[f] * s < 300}
     assert not narrow, f"panels under 300 px on the page: {narrow}"
+    games = ["guess-my-city", "murder-mystery", "wordle"]
+    for index in [out/"index.html"] + [out/g/"index.html" for g in games]:   # every page fits 1,400 px, closed or all open
+        with index_page(index, width=1400) as page:
+            if index == out/"index.html":   # the home opens with what the run found: a line per game, its page linked
+                found = page.locator("ul.found > li").all_inner_texts()
+                assert found[0].startswith("Twenty Questions: Most games won") and all(any(t.startswith(f"{g}: ") for t in found) for g in games), found
+            wide = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            w, c = page.evaluate(wide)
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+            w_open, c_open = page.evaluate(wide)
+            assert w <= c and w_open <= c_open, (index, w, c, w_open, c_open)

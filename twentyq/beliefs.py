@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/beliefs.html.md"""
 
 # %% ../nbs/31_beliefs.ipynb #81c93380
 from __future__ import annotations
-import hashlib, json, os, threading
+import hashlib, json, os, re, threading
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
@@ -157,6 +157,17 @@ def beliefs_path(run_dir:Path|str, # run folder
     return Path(run_dir)/(f"beliefs-{slug}.parquet" if belief_prompt == "paper"
                           else f"beliefs-{slug}--{belief_prompt}.parquet")
 
+def _moved_here(run_dir:Path|str, # run folder
+                scorer:str, # scorer name
+                belief_prompt:str="paper", # the belief prompt
+               ) -> Path:
+    ("`beliefs_path`, where a scorer given as a folder's file under its earlier name (the whole path, '/' as '_') is "
+     "moved first: a rerun resumes it, and no reader of the folder finds the beliefs twice.")
+    new = beliefs_path(run_dir, scorer, belief_prompt)
+    old = new.with_name(new.name.replace(name_slug(scorer), re.sub(r'[^A-Za-z0-9._-]+', '_', scorer).strip('_'), 1))
+    if old != new and old.exists() and not new.exists(): os.replace(old, new)
+    return new
+
 # %% ../nbs/31_beliefs.ipynb #16f4fa0c
 def score_run(run_dir:Path|str, # run folder with a games.jsonl
               scorer, # scoring model: a name for `get_backend`, or a backend
@@ -207,7 +218,7 @@ def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size
     if cands and top_k: meta["top_k"] = top_k
     # the paper's files keep their settings as they were
     if belief_prompt != "paper": meta["belief_prompt"] = belief_prompt
-    out = _open_beliefs(beliefs_path(run_dir, be.name, belief_prompt), meta)
+    out = _open_beliefs(_moved_here(run_dir, be.name, belief_prompt), meta)
     done = _scored_ids(out)
     todo = [r for r in records if r.get("game_id") not in done]
     with tqdm(total=len(records), initial=len(records)-len(todo), desc=f"beliefs {be.name}",

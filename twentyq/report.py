@@ -6,17 +6,17 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/60_report.ipynb #e5266b72
 from __future__ import annotations
-import atexit, hashlib, html, json, os, sys, textwrap, time
+import atexit, html, json, os, sys, textwrap, time
 from contextlib import contextmanager
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 import numpy as np, pandas as pd
 from .core import repo_root
-from .runs import plain, model_label
+from .runs import plain, model_label, name_slug
 
 # %% auto #0
-__all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'model_columns', 'max_open_rows', 'slug', 'basis', 'save_item',
+__all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'slug', 'model_columns', 'max_open_rows', 'basis', 'save_item',
            'nothing_to_show', 'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index',
            'notebooks_dir', 'notebook_title', 'unread_cards', 'run_notebooks', 'run_model_notebooks',
            'run_report_notebooks']
@@ -35,12 +35,7 @@ cards = {"table1_pass_at_1": None, "fig1_cumulative_win_rate": None,
 paper_notebooks = list(cards)
 game_notebooks = [n for n, why in cards.items() if why is None]   # the cards a game's page runs
 
-def slug(name:str, # a model name, hub id or folder
-        ) -> str:
-    ("`name` as a short file name: its last part (a folder's name, a hub id's model), ':' as '_'; where `name` has a "
-     "'/', 6 hex digits of the whole name follow, so that two folders of one name never share a run folder.")
-    short = name.rstrip("/").rpartition("/")[2].replace(":", "_")
-    return f"{short}-{hashlib.sha256(name.encode()).hexdigest()[:6]}" if "/" in name else short
+slug = name_slug   # a player's run folders, model notebook and beliefs files: one name (`runs.name_slug`)
 
 # %% ../nbs/60_report.ipynb #dbac3fcc
 def basis(games:pd.DataFrame|None=None, # the games the item draws from
@@ -62,6 +57,18 @@ def _basis_text(b:dict) -> str:
     return ", ".join(parts)
 
 # %% ../nbs/60_report.ipynb #f9c3d971
+def _said(stem:str, # the card's stem, for the error
+          has_data:bool, # whether it shows data
+          reading:str|None, # its reading
+          note:str|None, # its note
+         ):
+    "A ValueError unless a card with data has a one-line reading, and a card without data a one-line note saying why."
+    what, line = ("reading", reading) if has_data else ("note", note)
+    if not (line or "").strip():
+        raise ValueError(f"{stem}: a card with data needs a reading (one line from its numbers)" if has_data
+                         else f"{stem}: a card without data needs a note saying why, in one line")
+    if "\n" in line.strip(): raise ValueError(f"{stem}: its {what} is more than one line: {line!r}")
+
 def save_item(out:Path|str, # report folder
               stem:str, # file name stem, e.g. "fig2_belief_by_outcome"
               title:str, # what the figure or table shows
@@ -72,10 +79,14 @@ def save_item(out:Path|str, # report folder
               rests_on:dict|None=None, # what it rests on (`basis`)
               # whether it shows data (None: it does if it has a figure, or a table and no note)
               has_data:bool|None=None,
-              reading:str|None=None, # what the item shows, in one line, read first (display names: `model_label`)
+              # what the item shows, in one line from its numbers, read first (display names: `model_label`); a card
+              # with data needs one, a card without data a `note` saying why
+              reading:str|None=None,
              ) -> dict:
     ("Write `fig` (PNG, SVG; made `legible`), `table` (CSV) and a JSON card for the report index (with the figure's "
-     "`panels`); return the card.")
+     "`panels`); return the card. A card with data and no reading, or without data and no note, is a ValueError.")
+    if has_data is None: has_data = fig is not None or (table is not None and len(table) > 0 and not note)
+    _said(stem, has_data, reading, note)   # before any file is written
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     files, layout = [], None
     if fig is not None:
@@ -84,9 +95,7 @@ def save_item(out:Path|str, # report folder
             fig.savefig(out/f"{stem}.{ext}", bbox_inches="tight", dpi=120); files.append(f"{stem}.{ext}")
     if table is not None: table.to_csv(out/f"{stem}.csv", index=False); files.append(f"{stem}.csv")
     card = dict(stem=stem, title=title, reading=reading, note=note, files=files, settings=plain(settings or {}),
-                rests_on=plain(rests_on or {}), panels=layout,
-                has_data=(fig is not None or (table is not None and len(table) > 0 and not note)
-                          if has_data is None else has_data))
+                rests_on=plain(rests_on or {}), panels=layout, has_data=has_data)
     (out/f"{stem}.json").write_text(json.dumps(card, indent=1, default=str))
     return card
 
@@ -274,13 +283,14 @@ def _shown_table(t:pd.DataFrame) -> str:
     return t.to_html(index=False, escape=False, float_format=lambda v: f"{v:.4g}")
 
 def _table_html(out:Path, stem:str, open_:bool=False) -> str:
-    "The item's table in a `<details>` block, its CSV linked from the summary; open only when asked and short."
+    ("The item's table in a `<details>` block, its CSV linked from the summary, in a box of its own that scrolls "
+     "when wide; open only when asked and short.")
     t = pd.read_csv(out/f"{stem}.csv")
     more = f" (the first 30 of {len(t)} here)" if len(t) > 30 else ""
     is_open = " open" if open_ and len(t) <= max_open_rows else ""
     return (f"<details{is_open}><summary>table: {len(t)} row{'s' * (len(t) != 1)}{more} · "
             f"<a href='{_e(stem)}.csv'>{_e(stem)}.csv</a></summary>"
-            f"{_shown_table(t.head(30))}</details>")
+            f"<div class='wide'>{_shown_table(t.head(30))}</div></details>")
 
 # %% ../nbs/60_report.ipynb #7d06044a
 def _card_html(c:dict, out:Path) -> str:
@@ -318,23 +328,55 @@ def _reference_html(out:Path) -> str:
             f"false wins (a judge's 'Finished' to a question that does not name the secret): {fw}, {left}.</p>")
 
 # %% ../nbs/60_report.ipynb #a30c7034
-_style = ("body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em} h1{margin:.4em 0 .2em}"
-          " h2{margin:.8em 0 .3em} .toc{font-size:85%;color:#555} .toc a{white-space:nowrap}"
+_style = ("body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em;overflow-wrap:break-word}"
+          " h1{margin:.4em 0 .2em} h2{margin:.8em 0 .3em} .toc{font-size:85%;color:#555}"
+          " .found{margin:.3em 0;padding-left:1.2em} .found li{margin:.25em 0}"
           " .reading{font-size:110%;margin:.2em 0 .5em} img{max-width:100%;max-height:460px}"
-          " img.grid{max-height:none}"
+          " img.grid{max-height:none} .wide{overflow-x:auto;max-width:100%} pre{white-space:pre-wrap}"
           " .note{background:#fff3cd;padding:.5em} .error{background:#f8d7da;padding:.5em}"
           " .basis{color:#555;font-size:90%;margin:.3em 0} summary{cursor:pointer;color:#333}"
           " table{border-collapse:collapse;font-size:90%} td,th{border:1px solid #ccc;padding:2px 6px}")
 
+def _read_cards(out:Path) -> list[dict]:
+    "The JSON cards of `save_item` in report folder `out`, in the paper's order (none: empty)."
+    cards = [json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "reference"]
+    return sorted((c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c),
+                  key=lambda c: _order(c["stem"]))
+
+def _pages(out:Path) -> dict:
+    "{folder: its cards} of each page written in a subfolder of `out` (a game's page), by folder name."
+    return {d.name: cs for d in sorted(out.iterdir()) if d.is_dir() and (d/"index.html").exists()
+            and (cs := _read_cards(d))}
+
+def _headline(cards:list) -> str:
+    "A page's headline: the reading of its first card with data (Table 1's), else what its first card says instead."
+    if c := next((c for c in cards if c.get("has_data") and c.get("reading")), None): return c["reading"]
+    c = cards[0]
+    return f"{c['title']}: " + (f"failed ({c['error']})" if c.get("error") else c.get("note") or "nothing to show")
+
+def _found_html(out:Path, cards:list, game:str) -> str:
+    ("What the run found: a line per game with its headline and a link to its cards, this page's game first, then "
+     "each game's page in a subfolder (none: empty).")
+    pages = _pages(out)
+    if not pages: return ""
+    rows = [(game, _headline(cards), f"#{cards[0]['stem']}", "below")]
+    rows += [(g, _headline(cs), f"{g}/index.html", "its page") for g, cs in pages.items()]
+    return ("<h2>What the run found</h2><ul class='found'>"
+            + "".join(f"<li><b>{_e(g)}</b>: {_e(h)} <a href='{_e(href)}'>({what})</a></li>"
+                      for g, h, href, what in rows)
+            + "</ul>")
+
+# %% ../nbs/60_report.ipynb #a30c7035
 def _head_html(out:Path, cards:list, settings:dict|None, links:dict|None) -> str:
-    ("The page's head: the counts, a one-line list of the items, the files, and (collapsed) the reference "
-     "games and run settings.")
+    ("The page's head: the counts over a collapsed list of the items, the other files (the games' pages aside: "
+     "`_found_html` links them), and (collapsed) the reference games and run settings.")
     state = lambda c: " (failed)" if c.get("error") else "" if c["has_data"] else " (nothing to show)"
     n_failed, n_data = sum(bool(c.get("error")) for c in cards), sum(bool(c["has_data"]) for c in cards)
-    head = (f"<p>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} with nothing to show, "
-            f"{n_failed} failed.</p>")
-    head += "<p class='toc'>" + " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}"
-                                           for c in cards) + "</p>"
+    items = " · ".join(f"<a href='#{_e(c['stem'])}'>{_e(c['title'])}</a>{state(c)}" for c in cards)
+    head = (f"<details class='toc'><summary>{len(cards)} items: {n_data} with data, {len(cards) - n_data - n_failed} "
+            f"with nothing to show, {n_failed} failed.</summary><p>{items}</p></details>")
+    pages = _pages(out)
+    links = {f: what for f, what in (links or {}).items() if f.removesuffix("/index.html") not in pages}
     if links: head += "<p class='toc'>Also: " + " · ".join(f"<a href='{_e(f)}' title='{_e(f)}'>{_e(what)}</a>"
                                                            for f, what in links.items()) + "</p>"
     about = _reference_html(out) + (f"<pre>{_e(json.dumps(plain(settings), indent=1))}</pre>" if settings else "")
@@ -344,17 +386,19 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
                 title:str="twentyq report", # page title
                 settings:dict|None=None, # the run's settings, in a collapsed block
                 links:dict|None=None, # more files of the report to link: {file name: its link text}
+                game:str="Twenty Questions", # the game of this page's cards, for the line of what the run found
                ) -> Path:
-    ("One HTML page showing every item of the report in the paper's order: its reading and figure "
-     "first, the rest collapsed.")
+    ("One HTML page showing every item of the report in the paper's order: its reading and figure first, the rest "
+     "collapsed; above them, what the run found (a line per game, its page linked), when games have pages in "
+     "subfolders; a page in a report's subfolder links back to the report.")
     out = Path(out)
-    cards = [json.loads(p.read_text()) for p in out.glob("*.json") if p.stem != "reference"]
-    cards = sorted((c for c in cards if isinstance(c, dict) and "stem" in c and "title" in c),
-                   key=lambda c: _order(c["stem"]))
-    if not cards: raise ValueError(f"no report items (JSON cards of save_item) in {out}")
+    if not (cards := _read_cards(out)): raise ValueError(f"no report items (JSON cards of save_item) in {out}")
+    home = ("<p class='toc'><a href='../index.html'>← the report's home</a></p>"
+            if (out.parent/f"{paper_notebooks[0]}.json").exists() else "")
     body = "\n<hr>\n".join(_card_html(c, out) for c in cards)
     (out/"index.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
-                                  f"<style>{_style}</style></head><body><h1>{_e(title)}</h1>"
+                                  f"<meta name='viewport' content='width=device-width'><style>{_style}</style></head>"
+                                  f"<body>{home}<h1>{_e(title)}</h1>{_found_html(out, cards, game)}"
                                   f"{_head_html(out, cards, settings, links)}\n{body}\n</body></html>",
                                   encoding="utf-8")
     return out/"index.html"

@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/runs.html.md"""
 
 # %% ../nbs/01_runs.ipynb #30c7e501
 from __future__ import annotations
-import fcntl, json, math, os, re, sys
+import fcntl, hashlib, json, math, os, re, sys
 from contextlib import contextmanager
 from pathlib import Path
 import numpy as np, pandas as pd
@@ -196,8 +196,11 @@ def cut_torn_tail(path:Path|str, # an append-only JSONL file
 # %% ../nbs/01_runs.ipynb #7473d0d4
 def name_slug(name:str, # a model's or player's name, hub id or folder
              ) -> str:
-    "`name` as part of a file name: each run of characters other than letters, digits, `.`, `_` and `-` one `_`."
-    return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')
+    ("`name` as a short file name, as run folders and beliefs files are named: its last part (a folder's name, a "
+     "hub id's model), each run of characters other than letters, digits, `.`, `_` and `-` one `_`; where `name` has "
+     "a '/', 6 hex digits of the whole name follow, so that two folders of one name never share a file.")
+    short = re.sub(r'[^A-Za-z0-9._-]+', '_', name.rstrip("/").rpartition("/")[2]).strip('_')
+    return f"{short}-{hashlib.sha256(name.encode()).hexdigest()[:6]}" if "/" in name else short
 
 # %% ../nbs/01_runs.ipynb #02bd7bb7
 class RunLocked(RuntimeError):
