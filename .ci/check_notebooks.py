@@ -1,5 +1,6 @@
 """Fail when a notebook is not clean, the exported library is out of sync, an exported line is over 120 characters,
-README.md is not the render of nbs/index.ipynb, or the README's figure and caption are not those the main job wrote.
+README.md is not the render of nbs/index.ipynb, or the README's figure and caption are not those nbs/images/<FIGURE>.json records
+(`make readme-figure` copies them from a report; the main job itself never writes a tracked file).
 
 Works on a copy of the project, so it never changes your working tree (`--write-readme` rewrites README.md)."""
 import filecmp, hashlib, json, re, shutil, subprocess, sys, tempfile
@@ -16,7 +17,7 @@ def render_readme(nb: Path) -> str:
     out = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb|images/)", r"](nbs/\1", out)   # notebooks and their images
     return "<!-- generated from nbs/index.ipynb by `make readme`: edit the notebook, not this file -->\n\n" + out.strip() + "\n"
 
-FIGURE = "fig3_counterfactual"   # the README's figure: `make reproduce` writes it and its caption (pipeline.readme_card)
+FIGURE = "fig3_counterfactual"   # the README's figure: `make readme-figure` copies it and its caption from a report (pipeline.readme_card)
 
 def with_caption(src: str, caption: str) -> str:
     "The index notebook's cell text with the paragraph after the README's figure made `caption`."
