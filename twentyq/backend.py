@@ -356,6 +356,16 @@ def _generate_ids(self:HFBackend, prompts:list[list[int]], # token ids of each p
     for b, i in enumerate(st.rows): out[i] = res[b]
     return out
 
+# %% ../nbs/10_backend.ipynb #61779c80
+@patch
+def _bounded(self:HFBackend, s:Sampling, # the call's sampling
+             prompts:list[list[int]], # token ids of its prompts
+            ) -> Sampling:
+    "`s` with a limit of new tokens: its own, or (None) the room the model's context leaves the longest prompt."
+    if s.max_new_tokens is not None: return s
+    room = getattr(self.model.config, "max_position_embeddings", 2048) - max(map(len, prompts), default=0)
+    return Sampling(**(vars(s) | dict(max_new_tokens=max(room, 1))))
+
 # %% ../nbs/10_backend.ipynb #dfdaf742
 @patch
 def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"role", "content"}
@@ -369,6 +379,8 @@ def generate(self:HFBackend, chats:list[list[dict]], # chats, each a list of {"r
         raise ValueError(f"{len(seeds)} seeds for {len(chats)} chats: give one seed per chat, or one int")
     if sampling.seed is not None and seeds is None: torch.manual_seed(sampling.seed)
     prompts = [self.encode(self.render(c, **template_kw)) for c in chats]
+    if n := sampling.max_prompt_tokens: prompts = [p[-n:] for p in prompts]   # a longer prompt: its last n ids
+    sampling = self._bounded(sampling, prompts)
     # here, not in _generate_ids: shared-prefix passes are no prompts
     self.stats["prompt_tokens"] += sum(map(len, prompts))
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)   # similar lengths share a batch

@@ -119,7 +119,9 @@ def sampling(self:GRPOSpec) -> tuple[Sampling, Sampling]:
     P = get_protocol(self.protocol)
     qs, js = protocol_sampling(P, self.model, self.questioner_max_tokens, self.judge_max_tokens)
     def given(**kw): return {k: max(v, 0) if k == "top_k" else v for k, v in kw.items() if v is not None}   # -1: off
-    return (replace(qs, **given(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k)),
+    own = given(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k)
+    # the loss scores each reply after its whole prompt: the policy's prompt is never cut (`max_prompt_tokens`)
+    return (replace(qs, max_prompt_tokens=None, **own),
             replace(js, **given(temperature=self.judge_temperature, top_p=self.judge_top_p, top_k=self.judge_top_k)))
 
 def loss_temperature(spec:GRPOSpec, # the training

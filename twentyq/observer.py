@@ -277,7 +277,8 @@ def judge_observer(games:list[dict], # game records of one game that only a mode
     _in_process(judge)
     views = [G.judge_view(g, candidates) for g in games]
     turns = _turns(games, views)
-    n = max_new_tokens or max([G.protocols[g["protocol"]].judge_decoding.max_new_tokens for g in games], default=1)
+    limits = {G.protocols[g["protocol"]].judge_decoding.max_new_tokens for g in games}   # None: no limit
+    n = max_new_tokens or (None if None in limits else max(limits, default=1))
     drawn = sample_replies(judge, [c for _, _, cs in turns for c in cs], samples, n, seed) if samples else []
     ends = np.cumsum([0] + [len(cs) for _, _, cs in turns])
     per = [sum(drawn[a:b], []) for a, b in zip(ends, ends[1:])] if samples else [[] for _ in turns]   # per turn

@@ -166,8 +166,8 @@ def protocol_sampling(P:Protocol, # the protocol
     return qs, replace(P.judge_decoding, max_new_tokens=judge_max_tokens or P.judge_decoding.max_new_tokens)
 
 def sampled_with(s:Sampling) -> dict:
-    "What a record keeps of a sampling: its fields but the seed (the run's seed decides it)."
-    return {k: v for k, v in vars(s).items() if k != "seed"}
+    "What a record keeps of a sampling: its fields but the seed (the run's seed decides it) and an unset prompt cut."
+    return {k: v for k, v in vars(s).items() if k != "seed" and not (k == "max_prompt_tokens" and v is None)}
 
 # %% ../nbs/07_protocols.ipynb #9bde06fa
 def new_game(protocol:Protocol, # the protocol

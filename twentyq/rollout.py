@@ -48,6 +48,9 @@ class RunSpec:
     questioner_max_tokens:int|None=None # longest questioner reply (None: the protocol's, 1024; cia 50)
     # longest judge reply (None: the protocol's, 1024, as the paper's judge thinks first; cia 250)
     judge_max_tokens:int|None=None
+    # the questioner's prompt cut to its last this many tokens (None: the protocol's, the successor's 2,500 to 7,500,
+    # the others' none; 0: never cut)
+    questioner_max_prompt_tokens:int|None=None
     greedy:bool=False # the questioner decodes greedily too, instead of the protocol's sampling (recorded in the config)
     lenient:bool=False # read replies the forgiving way instead of by the peers' own rules (recorded in the config)
     # engine of both players: "hf" (in-process transformers), "openai" (servers at --server), "vllm" (servers twentyq
@@ -112,6 +115,7 @@ def run_config(spec:RunSpec, # the run
     # the paper's per model family, or cia's
     qs, js = protocol_sampling(P, spec.questioner, spec.questioner_max_tokens, spec.judge_max_tokens)
     if spec.greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
+    if (cut := spec.questioner_max_prompt_tokens) is not None: qs = replace(qs, max_prompt_tokens=cut or None)
     engine, servers = _engines(roles)
     cfg = dict(questioner=spec.questioner, judge=roles["judge"][0], **named_game(spec), protocol=spec.protocol,
                secrets=str(path), secrets_sha256=file_sha256(path), iterations=spec.iterations, seed=spec.seed,

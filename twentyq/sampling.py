@@ -19,9 +19,11 @@ class Sampling:
     temperature: float = 0.0     # 0: greedy
     top_p: float = 1.0           # nucleus sampling mass (1: off)
     top_k: int = 0               # keep the k most likely tokens (0: off)
-    max_new_tokens: int = 1024   # longest reply, in tokens
+    # longest reply, in tokens (None: no limit sent; a server applies its own, the in-process engine the context)
+    max_new_tokens: int|None = 1024
     # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
     seed: int|list[int]|None = None
+    max_prompt_tokens: int|None = None   # keep only the prompt's last this many tokens (None: never cut)
 
     @property
     def greedy(self): return self.temperature == 0

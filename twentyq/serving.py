@@ -11,14 +11,16 @@ import asyncio, atexit, functools, json, os, random, shlex, shutil, signal, sock
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from fastcore.basics import patch
 from .core import repo_root
 from .models import embedded_models, resolve_model
 from .sampling import Sampling, Abilities, chat_seeds
 
 # %% auto #0
-__all__ = ['lora_ranks', 'ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'server_fields', 'local_tokenizer',
-           'vllm_python', 'has_gpu', 'lora_args', 'vllm_args', 'free_port', 'VLLMServer', 'vllm_backend', 'serve_cmd']
+__all__ = ['lora_ranks', 'ServerError', 'NoPromptLogprobs', 'OpenAIBackend', 'FakeServer', 'server_fields', 'prompt_cut',
+           'local_tokenizer', 'vllm_python', 'has_gpu', 'lora_args', 'vllm_args', 'free_port', 'VLLMServer',
+           'vllm_backend', 'serve_cmd']
 
 # %% ../nbs/11_serving.ipynb #d4cbb855
 class ServerError(RuntimeError):
@@ -175,11 +177,34 @@ def server_fields(s:Sampling, # the sampling
 @patch
 def _chat_body(self:OpenAIBackend, chat, s:Sampling, seed, template_kw) -> dict:
     "The JSON of one chat completion request."
-    body = dict(model=self.name, messages=chat, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens)
+    body = dict(model=self.name, messages=chat, temperature=s.temperature, top_p=s.top_p)
+    if s.max_new_tokens is not None: body["max_tokens"] = s.max_new_tokens   # None: the server's own limit
     if seed is not None: body["seed"] = seed
+    if s.max_prompt_tokens: body["truncate_prompt_tokens"] = s.max_prompt_tokens   # vLLM keeps the prompt's last N
     return body | server_fields(s, template_kw)
 
 # %% ../nbs/11_serving.ipynb #8cceac98
+def prompt_cut(s:Sampling, # the call's sampling
+               max_model_len:int|None, # the server's longest prompt + reply (None: unknown)
+              ) -> Sampling:
+    "`s`, its prompt cut left out where the server takes no prompt that long (vLLM would refuse the request)."
+    if s.max_prompt_tokens and max_model_len and s.max_prompt_tokens > max_model_len - (s.max_new_tokens or 0):
+        return replace(s, max_prompt_tokens=None)
+    return s
+
+@patch
+def _max_model_len(self:OpenAIBackend) -> int|None:
+    "The servers' least `max_model_len`, as vLLM's GET /models says it (asked once); None where no server says."
+    import httpx
+    if not hasattr(self, "_model_len"):
+        lens = []
+        for base in self.base_urls:
+            try: cards = httpx.get(f"{base}/models", headers=self._headers(), timeout=self.timeout).json()["data"]
+            except (httpx.HTTPError, ValueError, KeyError, TypeError): continue
+            lens += [c["max_model_len"] for c in cards if isinstance(c, dict) and c.get("max_model_len")]
+        self._model_len = min(lens, default=None)
+    return self._model_len
+
 def _content(j:dict) -> str:
     "The reply text of a chat completion (a missing message is malformed; a null content is an empty reply)."
     return j["choices"][0]["message"]["content"] or ""
@@ -191,6 +216,7 @@ def generate(self:OpenAIBackend, chats:list[list[dict]], # chats, each a list of
             ) -> list[str]:
     "The reply to each chat, one request each, all in flight at once."
     seeds = chat_seeds(sampling, len(chats))
+    if sampling.max_prompt_tokens: sampling = prompt_cut(sampling, self._max_model_len())
     async def one(conn, i, chat):
         body = self._chat_body(chat, sampling, seeds[i], template_kw)
         return await self._post(conn, "chat/completions", body, f"request {i}, seed {seeds[i]}", _content, server=i)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from ..protocols import Game, JudgeView, ask_judge
 from .guess_my_city import successor_on_judge
+from .twenty_questions import ask_successor_judge
 from .murder_mystery import write_story_lists, story_row, story_protocol
 
 # %% auto #0
@@ -91,8 +92,8 @@ def correct_cs(question:str, # the agent's reply
     return (cs_multiple_questions, ["invalid_by_judge"]) if said == "invalid" else (said, [])
 
 def cs_on_reply(game, reply):
-    "Every reply of the agent is a question, a proposed fix too: record it and return the customer's chat."
-    return ask_judge(game, reply, cs_judge_chat)
+    "Every reply of the agent, cut at `</question>`, is a question, a proposed fix too: record it; the customer's chat."
+    return ask_successor_judge(game, reply, cs_judge_chat)
 
 def cs_on_judge(game, raw):
     "Read the customer's reply, check the agent's reply (`correct_cs`), show it, and end the game on a goal."
@@ -115,7 +116,8 @@ def cs_judge_view(record:dict, # a customer service game's record
     chat = lambda i, question: cs_judge_chat(record["secret"], question, fixes[i])
     return JudgeView([_bare(f) for f in fixes], fixes.index(record["secret"]), chat)
 
-cs_protocols = {"paprika": story_protocol(cs_start, cs_on_reply, cs_on_judge, questioner_max_tokens=100,
+# customer_service.sh L41: data.max_prompt_length=3000
+cs_protocols = {"paprika": story_protocol(cs_start, cs_on_reply, cs_on_judge, 3000, questioner_max_tokens=100,
                                           guess_form="{}", belief_prompt="solution", secrets="cs_eval")}
 customer_service_game = Game("customer-service", cs_protocols, secrets="cs_eval", belief_prompt="solution",
                              judge_chat=cs_judge_chat, belief_view=cs_belief_view,

@@ -13,7 +13,7 @@ from typing import Callable
 from ..core import data_path
 from ..sampling import Sampling
 from ..protocols import Protocol, ask_question, answer_questioner, ask_judge
-from .twenty_questions import cia_questioner_sampling
+from .twenty_questions import cia_questioner_sampling, ask_successor_judge
 from ..tagger import lmrl_tokens
 
 # %% auto #0
@@ -279,8 +279,8 @@ def paprika_start(game):
     game["messages"], game["n_start"] = [{"role": "user", "content": paprika_questioner_first}], 1
 
 def paprika_on_reply(game, reply):
-    "Every reply is a question (a guess too): record it and return the judge's chat for it."
-    return ask_judge(game, reply, paprika_judge_chat)
+    "Every reply, cut at `</question>`, is a question (a guess too): record it; return the judge's chat for it."
+    return ask_successor_judge(game, reply, paprika_judge_chat)
 
 def successor_on_judge(game:dict, # a game in play
                        raw:str|None, # the judge model's reply, as generated

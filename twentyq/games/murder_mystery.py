@@ -7,7 +7,7 @@ Docs: https://twentyq.github.io/twentyq/murder_mystery.html.md"""
 # %% ../../nbs/16_murder_mystery.ipynb #8c7368b8
 from __future__ import annotations
 import json, re, shutil
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Callable
 from ..core import data_path
@@ -15,6 +15,7 @@ from ..sampling import Sampling
 from ..wordlists import read_tsv_rows, write_tsv
 from ..protocols import Protocol, Game, JudgeView, ask_judge
 from .guess_my_city import successor_on_judge, city_license
+from .twenty_questions import ask_successor_judge
 
 # %% auto #0
 __all__ = ['mm_lists', 'mm_questioner_first', 'mm_judge_system', 'mm_judge_user', 'story_judge_sampling', 'mm_protocols',
@@ -177,8 +178,8 @@ def mm_judge_chat(secret:str, # the crime, its `env` text
 
 # %% ../../nbs/16_murder_mystery.ipynb #eaf2e0e7
 def mm_on_reply(game, reply):
-    "Every reply of the detective is a question, an accusation too: record it and return the judge's chat."
-    return ask_judge(game, reply, mm_judge_chat)
+    "Every reply of the detective, cut at `</question>`, is a question, an accusation too: record it; the judge's chat."
+    return ask_successor_judge(game, reply, mm_judge_chat)
 
 def as_said(question, said, secret):
     "No check: the questioner is shown the judge's reply as read."
@@ -191,17 +192,22 @@ def mm_on_judge(game, raw):
 # %% ../../nbs/16_murder_mystery.ipynb #8796a63d
 def story_questioner_sampling(model:str, # the questioner's model name or id (any family: one setting)
                               max_new_tokens:int=200, # longest reply
+                              max_prompt_tokens:int|None=None, # the prompt's last tokens kept (the game's script)
                              ) -> Sampling:
-    "The successor's policy sampling in its transfer evaluations: temperature 1.0, nothing cut."
-    return Sampling(temperature=1.0, top_p=1.0, top_k=0, max_new_tokens=max_new_tokens)
+    "The successor's policy sampling in its transfer evaluations, its validation's: T 0.7, top-p 0.8, top-k 20."
+    return Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=max_new_tokens,
+                    max_prompt_tokens=max_prompt_tokens)
 
-story_judge_sampling = Sampling(temperature=0.7, top_p=0.9, max_new_tokens=250)   # api_workers.py L93-94; scripts L59
+# api_workers.py L93-94; no max_tokens in its request (L89-95): None, the server's own limit
+story_judge_sampling = Sampling(temperature=0.7, top_p=0.9, max_new_tokens=None)
 
 def story_protocol(start, on_reply, on_judge, # the protocol's callbacks (`protocols.Protocol`)
+                   max_prompt_tokens:int, # the questioner's prompt cut to its last this many tokens (the game's script)
                    **kw, # what else differs: questioner_max_tokens, guess_form, belief_prompt, secrets
                   ) -> Protocol:
     "A story game's protocol, `paprika`: sampled as the successor's transfer evaluations sample, won on 'goal reached'."
-    return Protocol("paprika", start, on_reply, on_judge, questioner_sampler=story_questioner_sampling,
+    sampler = partial(story_questioner_sampling, max_prompt_tokens=max_prompt_tokens)
+    return Protocol("paprika", start, on_reply, on_judge, questioner_sampler=sampler,
                     judge_decoding=story_judge_sampling, secret_answer="goal reached", **kw)
 
 def mm_belief_view(record:dict, # a murder mystery's game record
@@ -211,7 +217,8 @@ def mm_belief_view(record:dict, # a murder mystery's game record
     row = story_row(record["secret"], mm_lists)
     return dict(record, secret=row["culprit"]), row["candidates"].split("; ")
 
-mm_protocols = {"paprika": story_protocol(mm_start, mm_on_reply, mm_on_judge, questioner_max_tokens=200,
+# murder_mystery.sh L40: data.max_prompt_length=7500
+mm_protocols = {"paprika": story_protocol(mm_start, mm_on_reply, mm_on_judge, 7500, questioner_max_tokens=200,
                                           guess_form="{} is the murderer.", belief_prompt="culprit", secrets="mm_eval")}
 
 # %% ../../nbs/16_murder_mystery.ipynb #4fbb0136

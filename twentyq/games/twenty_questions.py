@@ -20,13 +20,14 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster', 'evals_incorrect_guess', 'evals_violation',
            'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first', 'lmrl_history', 'lmrl_next', 'lmrl_final',
            'cia_questioner_system', 'cia_questioner_first', 'cia_judge_system', 'cia_judge_user', 'cia_invalid_answer',
-           'cia_repeated_answer', 'cia_answers', 'cia_observation', 'cia_judge_sampling', 'protocols',
+           'cia_repeated_answer', 'successor_stop', 'cia_answers', 'cia_observation', 'cia_judge_sampling', 'protocols',
            'lenient_protocols', 'paper_judge_chat', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'paper_start',
            'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient',
            'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge',
            'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
-           'lmrl_on_reply', 'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret',
-           'correct_cia', 'cia_start', 'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'get_protocol']
+           'lmrl_on_reply', 'lmrl_on_judge', 'successor_reply', 'successor_judge_text', 'ask_successor_judge',
+           'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret', 'correct_cia', 'cia_start',
+           'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'get_protocol']
 
 # %% ../../nbs/08_twenty_questions.ipynb #642848a8
 paper_questioner_system = (
@@ -376,6 +377,33 @@ cia_judge_user = (
 cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
 cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
 
+# %% ../../nbs/08_twenty_questions.ipynb #7d5b990d
+successor_stop = "</question>"   # generation.py L189: where the successor cuts every reply
+
+def successor_reply(reply:str|None, # the questioner's reply, as generated
+                   ) -> str:
+    "The reply as the successor keeps it: up to and with its first `</question>` (`generation.py` L188-193)."
+    reply = reply or ""
+    return reply.split(successor_stop)[0] + successor_stop if successor_stop in reply else reply
+
+_template_marks = re.compile(r"<\|im_(?:start|end)\|>")   # tensor_helper.py L146-151: the template's tokens
+_role_word = re.compile(r"(?:^|(?<=\n))assistant\b")   # and the role word, where it is a token of its own
+_lone_newline = re.compile(r"(?<=[^\W_])\n(?![\r\n])")   # the newline its tokenizer makes a token of its own
+
+def successor_judge_text(question:str, # a reply as the successor keeps it (`successor_reply`)
+                        ) -> str:
+    "What the successor's judge reads of `question`: the chat template's tokens and lone newlines dropped."
+    return _lone_newline.sub("", _role_word.sub("", _template_marks.sub("", question or ""))).strip()
+
+def ask_successor_judge(game:dict, # a game in play
+                        reply:str, # the questioner's reply, as generated
+                        judge_chat, # (secret, question) -> the judge's chat
+                       ) -> list[dict]:
+    "`ask_judge` as the successor asks: the reply kept up to `</question>`, its judge reading `successor_judge_text`."
+    question = successor_reply(reply)
+    ask_question(game, question)
+    return judge_chat(game["secret"], successor_judge_text(question))
+
 # %% ../../nbs/08_twenty_questions.ipynb #06b639b9
 def _flat(text:str) -> str: return (text or "").replace("\n", "").strip()
 
@@ -385,7 +413,8 @@ def cia_judge_chat(secret:str, # the secret word
                   ) -> list[dict]:
     "The judge's chat for one question under the successor's protocol."
     return [{"role": "system", "content": cia_judge_system},
-            {"role": "user", "content": cia_judge_user.format(secret, _flat(question), "; ".join(map(_flat, history)))}]
+            {"role": "user", "content": cia_judge_user.format(secret, successor_judge_text(question),
+                                                                      "; ".join(map(_flat, history)))}]
 
 # %% ../../nbs/08_twenty_questions.ipynb #303abc42
 cia_answers = ("yes", "no", "repeated", "invalid", "finished")
@@ -441,10 +470,10 @@ def cia_start(game):
     game["n_start"] = 2
 
 def cia_on_reply(game, reply):
-    "Every reply is a question: record it, and return the judge's chat with the questions asked before it."
-    history = [t["question"] for t in game["turns"]]
-    ask_question(game, reply)
-    return cia_judge_chat(game["secret"], reply, history)
+    "Every reply, cut at `</question>`, is a question: record it; return the judge's chat with the earlier ones."
+    history, question = [t["question"] for t in game["turns"]], successor_reply(reply)
+    ask_question(game, question)
+    return cia_judge_chat(game["secret"], question, history)
 
 def cia_on_judge(game, raw):
     "Read and correct the judge's answer, show the questioner the code's observation, and end the game on Finished."
@@ -459,8 +488,9 @@ def cia_on_judge(game, raw):
 def cia_questioner_sampling(model:str, # questioner model name or id (any family: one setting)
                             max_new_tokens:int=50, # longest question
                            ) -> Sampling:
-    "The successor's questioner sampling at evaluation."
-    return Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=max_new_tokens)
+    "The successor's questioner sampling at evaluation; its prompt cut to its last 2,500 tokens."
+    # config/base_multiturn.yaml L78 (data.max_prompt_length), applied by generation.py L855-860
+    return Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=max_new_tokens, max_prompt_tokens=2500)
 
 cia_judge_sampling = Sampling(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=250)
 
