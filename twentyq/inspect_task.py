@@ -18,6 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.scorer import Score, mean, scorer, stderr
 from inspect_ai.solver import solver
+from inspect_ai._util.package import get_installed_package_name   # whether Inspect namespaces our tasks (no public API)
 from .sampling import Sampling
 from .serving import server_fields
 from .protocols import new_game, game_over, template_kw
@@ -144,7 +145,14 @@ def protocol_win():
     return score
 
 # %% ../nbs/72_inspect.ipynb #1f2f4aae
-@task
+def _task_name(name:str, # a task's name
+              ) -> str:
+    ("`name` as the task must be registered for Inspect to find it as `twentyq/<name>`. Inspect adds the "
+     "namespace itself only where it sees an installed package: a wheel, or an editable install of a distribution "
+     "of the package's name; twentyq's distribution is twentyq-beliefs, so an editable install names it here.")
+    return name if get_installed_package_name(_task_name) == "twentyq" else f"twentyq/{name}"
+
+@task(name=_task_name("twenty_questions"))
 def twenty_questions(protocol:str|None=None, # a protocol's name (a key of the game's protocols; None: its first)
                      # a shipped list's name, or a word-list file (None: the game's list for the protocol)
                      secrets:str|None=None,
@@ -190,7 +198,7 @@ def _game_task(name:str, # a game's name (a key of `games.games`)
         return twenty_questions(protocol=protocol, game=name, **kwargs)
     play_game.__name__ = play_game.__qualname__ = name.replace("-", "_")
     play_game.__doc__ = f"{name} by twentyq's protocols, as `twenty_questions` plays it with `game={name!r}`."
-    return task(play_game)
+    return task(name=_task_name(play_game.__name__))(play_game)
 
 guess_my_city = _game_task("guess-my-city", "paprika")
 wordle = _game_task("wordle", "paprika")
