@@ -13,7 +13,7 @@ from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
 from conftest import twentyq
 
 CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",
-           reward="cia", credit="turn", lr=1e-4, disable_tqdm=True)
+           reward="cia", credit="turn", lr=1e-4, val_k=0, disable_tqdm=True)
 
 def trained(job, k):
     "The tiny job's model `k` (sft, grpo, delta): its folder, its training records, its settings."
@@ -80,6 +80,7 @@ def test_turn_credit_step_whole_equals_micro_batches_and_a_rerun_resumes(tiny_jo
     assert tr.state.global_step == 2
     after = read_jsonl(out/"games.jsonl")
     assert sorted(g["grpo_step"] for g in after) == [0] * len(games) + [1] * len(games) and "stale#9" not in {g["game_id"] for g in after}
+    assert [r["step"] for r in read_jsonl(out/"validation.jsonl")] == [1, 2]                 # validated at each last step, once
     with pytest.raises(ValueError, match="must divide"): grpo(spec, tmp_path/"odd", micro_batch=3)
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
@@ -91,13 +92,33 @@ def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
 def test_the_successors_recipe_samples_as_its_training_scripts(tmp_path):
     "`twentyq grpo --recipe delta-belief-rl`: its games drawn at 1.0 / 1.0 / no top-k and its loss at 1.0, the judge's at 0.7 / 0.8 / 20, all in its config and records."
     r = subprocess.run(twentyq("grpo", "--recipe", "delta-belief-rl", "--out", tmp_path/"cia", "--limit", "1", "--steps", "1", "--secrets-per-step", "1",
-                               "--games-per-secret", "2", "--max-questions", "1", "--questioner-max-tokens", "8", "--save-steps", "0"),
+                               "--games-per-secret", "2", "--max-questions", "1", "--questioner-max-tokens", "8", "--save-steps", "0", "--val-k", "0"),
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     cfg, games = json.loads((tmp_path/"cia"/"grpo_config.json").read_text()), read_jsonl(tmp_path/"cia"/"games.jsonl")
     policy, judge = dict(temperature=1.0, top_p=1.0, top_k=0, max_new_tokens=8), dict(temperature=0.7, top_p=0.8, top_k=20, max_new_tokens=250)
     assert (cfg["questioner_sampling"], cfg["judge_sampling"], cfg["loss_temperature"], cfg["lora_r"]) == (policy, judge, 1.0, 64)
     assert len(games) == 2 and all((g["questioner_sampling"], g["judge_sampling"]) == (policy, judge) for g in games)
+
+@pytest.mark.parametrize("game,judge", [("wordle", "wordle-judge"), ("guess-my-city", "cities-judge")])
+def test_grpo_trains_another_game_with_its_program_judge_and_validates(tmp_path, game, judge):
+    "`twentyq grpo --game G`: its training list, its model-free judge (Wordle's a program), validation rows at step 0 and the last on held-out secrets."
+    r = subprocess.run(twentyq("grpo", "--game", game, "--out", tmp_path/"g", "--limit", "1", "--steps", "1", "--secrets-per-step", "1", "--games-per-secret", "2",
+                               "--max-questions", "1", "--questioner-max-tokens", "16", "--save-steps", "0", "--val-k", "1", "--val-limit", "2"),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    cfg, games = json.loads((tmp_path/"g"/"grpo_config.json").read_text()), read_jsonl(tmp_path/"g"/"games.jsonl")
+    assert (cfg["game"], cfg["judge"], cfg["protocol"]) == (game, judge, "paprika") and {g["game"] for g in games} == {game}
+    rows, vg = read_jsonl(tmp_path/"g"/"validation.jsonl"), read_jsonl(tmp_path/"g"/"validation-games.jsonl")
+    assert [x["step"] for x in rows] == [0, 1] and [x["games"] for x in rows] == [2, 2]
+    trained_on = {g["secret"] for g in games}
+    assert {g["judge"] for g in vg} == {judge} and not trained_on & {g["secret"] for g in vg}
+    assert "validation step 1: Mean@1" in r.stdout
+
+def test_a_story_game_is_not_trained(tmp_path):
+    r = subprocess.run(twentyq("grpo", "--game", "murder-mystery", "--out", tmp_path/"x"), capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("twentyq: error: murder-mystery is not trained: it has no training list") and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path/"x").exists()
 
 def _free_port() -> int:
     with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]

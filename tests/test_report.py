@@ -11,6 +11,7 @@ from twentyq.report import paper_notebooks, game_notebooks, slug
 from twentyq.beliefs import beliefs_path
 from twentyq.observer import read_observer
 from twentyq.games.wordnet import readable_share
+from twentyq.wordlists import load_secrets
 from games import game as _game, write_run, write_beliefs
 from inline import run_inline, shown_markdown
 
@@ -240,7 +241,16 @@ def test_reproduce_tiny(tiny_job):
     assert len(read_jsonl(tmp_path/"models"/"smollm2-135m-grpo"/"games.jsonl")) == 4
     trained = {k: read_jsonl(tmp_path/"models"/f"smollm2-135m-{k}"/"games.jsonl") for k in ("grpo", "delta")}
     assert all(g["protocol"] == "cia" and len(g["turn_rewards"]) == len(g["turns"]) for g in trained["delta"])      # ΔBelief-RL: cia, rewards per turn
-    card_t = pd.read_csv(tmp_path/"training_curves.csv").set_index(["credit", "step"])                             # the training card, by hand
+    card = pd.read_csv(tmp_path/"training_curves.csv")
+    card_t = card[card.rows == "training games"].set_index(["credit", "step"])                                   # the training card, by hand
+    val = {k: read_jsonl(tmp_path/"models"/f"smollm2-135m-{k}"/"validation.jsonl") for k in ("sft", "grpo", "delta")}
+    assert [[r["step"] for r in val[k]] for k in val] == [[0, 2], [1], [1]]                                        # SFT before and after; RL after
+    assert all(r["games"] == 2 and r["k"] == 1 for rs in val.values() for r in rs)                                  # 2 held-out secrets x 1 game
+    held = {g["secret"] for g in read_jsonl(tmp_path/"models"/"smollm2-135m-sft"/"validation-games.jsonl")}
+    assert held and not held & set(load_secrets("nouns_train").secret)                                             # held-out: no training secret
+    shown = card[card.rows == "held-out validation"]
+    assert sorted(shown.job_step) == [0, 2, 3, 3] and np.allclose(sorted(shown.belief_gain), sorted(r["belief_gain"] for rs in val.values() for r in rs))
+    assert json.loads((tmp_path/"training_curves.json").read_text())["reading"].startswith("On 2 held-out secrets × 1 games: ")
     for k, credit in [("grpo", "game"), ("delta", "turn")]:
         gs = trained[k]
         assert card_t.loc[(credit, 0), "mean_reward"] == pytest.approx(np.mean([g["reward"]["reward"] for g in gs]))

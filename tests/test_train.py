@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from games import game as run_game, write_run
 from twentyq.train import sft_cmd, last_checkpoint
+from twentyq.runs import read_jsonl
 
 def weights(folder):
     from safetensors.torch import load_file
@@ -21,7 +22,8 @@ def teachers(tmp_path_factory):
 def test_sft_cmd_trains_checkpoints_resumes_and_saves_a_model(tmp_path, teachers, capsys):
     import torch
     from twentyq.models import load_model
-    kw = dict(max_steps=1, save_steps=1, batch_size=1, lr=1e-4, seed=0, device="cpu")
+    kw = dict(max_steps=1, save_steps=1, batch_size=1, lr=1e-4, seed=0, device="cpu", val_k=1, val_limit=1, max_questions=1,
+              questioner_max_tokens=8)   # one held-out game of one question, before the first step and after the last
     sft_cmd(teachers, out=str(tmp_path/"a"), **kw)
     said = capsys.readouterr().out
     assert "verified_wins: 4" in said and "false_wins: 1" in said and "step 1" in said and "resuming" not in said
@@ -42,6 +44,9 @@ def test_sft_cmd_trains_checkpoints_resumes_and_saves_a_model(tmp_path, teachers
     assert [p.name for p in sorted((tmp_path/"a").glob("checkpoint-*"))] == ["checkpoint-1", "checkpoint-2"]
     assert last_checkpoint(tmp_path/"a").name == "checkpoint-2"
     assert json.loads((tmp_path/"a"/"checkpoint-2"/"trainer_state.json").read_text())["global_step"] == 2
+    # the validation resumed too: each step validated once, none lost, none played twice
+    assert [r["step"] for r in read_jsonl(tmp_path/"a"/"validation.jsonl")] == [0, 1, 2]
+    assert [g["val_step"] for g in read_jsonl(tmp_path/"a"/"validation-games.jsonl")] == [0, 1, 2]
     assert (tmp_path/"a"/"checkpoint-1"/"trainer_state.json").stat().st_mtime_ns == stamp
     # the output folder is a model name: its weights, the tokenizer and the chat template the student was trained with
     model, tok = load_model(str(tmp_path/"a"), device="cpu")
@@ -53,7 +58,7 @@ def test_sft_cmd_lora_saves_the_adapter_merged(tmp_path, teachers):
     import torch
     from twentyq.models import load_model
     sft_cmd(teachers, out=str(tmp_path/"lora"), lora=True, max_steps=1, save_steps=100, batch_size=1, lr=1e-3,
-            device="cpu")
+            device="cpu", val_k=0)
     assert not (tmp_path/"lora"/"adapter_config.json").exists()           # a plain model, not an adapter
     model, _ = load_model(str(tmp_path/"lora"), device="cpu")
     base = load_model("smollm2-135m", device="cpu")[0].state_dict()

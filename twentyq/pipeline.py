@@ -26,7 +26,9 @@ from .rollout import play, play_runs, RunSpec
 from .beliefs import score_run
 from .onepass import keep_transcripts
 from .observer import observe_run
-from .train import sft_data, sft_rows, sft, load_tokenizer
+from .train import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
+from .validation import Validation
+from .games import training_secrets, model_free_questioner
 from .grpo import grpo, GRPOSpec
 from .report import (paper_notebooks, game_notebooks, run_report_notebooks, write_index, slug,
                             unread_cards)
@@ -141,6 +143,7 @@ class Job:
     engine: dict|None = None      # {"engine", "server"} of every model (None: in-process)
     # the models the training stage made (they joined questioners and scorers)
     trained: list[str] = field(default_factory=list)
+    train_game: str|None = None   # the game the training stage trains on (None: Twenty Questions)
     games: pd.DataFrame|None = None    # every game played (the play stage)
     table: pd.DataFrame|None = None    # Table 1 (the report stage)
     # {"figures": [...], "models": [...]}: notebooks that failed (the report stage)
@@ -155,11 +158,13 @@ class Job:
 
 # %% ../nbs/62_pipeline.ipynb #0842eaf3
 def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, scale:str, reference:str, figures:str,
-             false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False) -> Job:
+             false_wins:bool, train:str, engine:str, server:str|None, all_pairs:bool=False,
+             train_game:str|None=None) -> Job:
     "The `Job` that `reproduce`'s options describe, or a ValueError naming the option that is wrong."
     if scale not in scales: raise ValueError(f"unknown scale {scale!r}; known: {', '.join(scales)}")
     if train and scale not in train_scales:
         raise ValueError(f"scale {scale!r} has no training sizes (train_scales); pass --train '' to skip training")
+    if train: training_secrets(train_game)   # a game that is not trained: refused here
     qs, refs = _split(questioners), _split(reference) or _split(questioners)
     for names, role in [(qs, "questioner"), ([judge], "judge"), (_split(scorers), "scorer")]:
         for n in names: check_role(n, role)
@@ -168,7 +173,8 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures),
-               false_wins, all_pairs, train, None if engine == "hf" else dict(engine=engine, server=server))
+               false_wins, all_pairs, train, None if engine == "hf" else dict(engine=engine, server=server),
+               train_game=train_game)
 
 # %% ../nbs/62_pipeline.ipynb #46f37843
 # save_steps (SFT), grpo_save_steps: a checkpoint every so many steps, for a killed training to resume from (0: none;
@@ -176,12 +182,15 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
 train_scales = {
     # SFT: 8 steps of 4 of the teacher's 64 games at 2e-4, the cheapest setting that taught SmolLM2-135M its teacher's
     # questions (benchmarks/bench_sft_effect.py)
+    # validation: val_k games of each of the first val_secrets held-out secrets (`validation`), before and after each
+    # training (and every val_every steps)
     "embedded": dict(secrets=64, sft_steps=8, batch_size=4, lr=2e-4, grpo_steps=2, grpo_secrets=1, grpo_games=5,
                      grpo_lr=1e-5, max_questions=6, questioner_max_tokens=24, belief_weight=0.5, save_steps=0,
-                     grpo_save_steps=0, micro_batch=1),
+                     grpo_save_steps=0, micro_batch=1, val_secrets=4, val_k=2, val_every=0),
+    # the successor's validation: Mean@8 on held-out secrets every 25 steps
     "paper": dict(secrets=None, sft_steps=-1, batch_size=16, lr=1e-5, grpo_steps=200, grpo_secrets=8, grpo_games=5,
                   grpo_lr=1e-6, max_questions=20, questioner_max_tokens=1024, belief_weight=0.0, save_steps=200,
-                  grpo_save_steps=10, micro_batch=4),
+                  grpo_save_steps=10, micro_batch=4, val_secrets=64, val_k=8, val_every=25),
 }
 
 def _best_play(questioner:str, secrets:str, limit:int|None, run:Path):
@@ -201,18 +210,20 @@ def _step(log:list, name:str):
         finally: release_models()
     if bar is not None: bar.update()
 
-def _grpo_runs(sft_dir:Path, ts:dict) -> list[tuple[str, Path, GRPOSpec]]:
+def _grpo_runs(sft_dir:Path, ts:dict, game:str|None=None) -> list[tuple[str, Path, GRPOSpec]]:
     ("The two trainings of the SFT model by GRPO: (name, folder, spec): the game's reward (+GRPO) and ΔBelief-RL's "
-     "turn credit on cia (+ΔBelief).")
-    common = dict(model=str(sft_dir), judge=knowledge_judge(), secrets="nouns_train", limit=ts["secrets"],
+     "turn credit, under the successor's protocol where the game has it (+ΔBelief); both validated as the SFT was.")
+    G = get_game(game)
+    common = dict(model=str(sft_dir), game=G.name, limit=ts["secrets"],
                   steps=ts["grpo_steps"], secrets_per_step=ts["grpo_secrets"], games_per_secret=ts["grpo_games"],
                   max_questions=ts["max_questions"], questioner_max_tokens=ts["questioner_max_tokens"],
                   lr=ts["grpo_lr"], micro_batch=ts["micro_batch"], save_steps=ts["grpo_save_steps"],
-                  trl=dict(disable_tqdm=True))
-    base = sft_dir.name.removesuffix("-sft")
+                  # its step 0 is the SFT model, which the SFT validated last, with the same draws
+                  val_k=ts["val_k"], val_limit=ts["val_secrets"], val_every=ts["val_every"], val_before=False,
+                  val_protocol=next(iter(G.protocols)), trl=dict(disable_tqdm=True))
+    base, cia = sft_dir.name.removesuffix("-sft"), dict(protocol="cia") if "cia" in G.protocols else {}
     return [("GRPO", sft_dir.parent/f"{base}-grpo", GRPOSpec(**common, belief_weight=ts["belief_weight"])),
-            ("ΔBelief-RL", sft_dir.parent/f"{base}-delta",
-             GRPOSpec(**common, protocol="cia", reward="cia", credit="turn"))]
+            ("ΔBelief-RL", sft_dir.parent/f"{base}-delta", GRPOSpec(**common, **cia, reward="cia", credit="turn"))]
 
 # %% ../nbs/62_pipeline.ipynb #7a1c0e55
 # the smallest job, a smoke run of every stage in some five minutes on a CPU (the test suite runs it as
@@ -233,25 +244,33 @@ scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions
 # tiny-2x2-1e-3); one checkpoint (SFT's last step), which the job deletes when done
 train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2,
                             grpo_lr=1e-5, max_questions=2, questioner_max_tokens=12, belief_weight=0.5, save_steps=2,
-                            grpo_save_steps=0, micro_batch=1)
+                            grpo_save_steps=0, micro_batch=1, val_secrets=2, val_k=1, val_every=0)
 
 # %% ../nbs/62_pipeline.ipynb #b0aee211
-def _train(out:Path, base:str, ts:dict, log:list) -> list[str]:
-    """Stage 0: `base` after SFT on the WordNet questioner's verified wins of train secrets, then the SFT model after \
-GRPO (+GRPO) and
-    after ΔBelief-RL (+ΔBelief); the three model folders."""
-    teacher, sft_dir = out/"models"/"teacher--wordnet", out/"models"/f"{slug(base)}-sft"
-    print(f"== train: the WordNet questioner on {ts['secrets'] or 'all'} train secrets -> {teacher}")
-    with _step(log, "train: teacher games"): _best_play("wordnet", "nouns_train", ts["secrets"], teacher)
+def _sft(out:Path, base:str, ts:dict, log:list, game:str|None) -> Path:
+    ("`base` after SFT on the game's model-free questioner's verified wins of train secrets, validated on held-out "
+     "ones before and after; its folder.")
+    G = get_game(game)
+    teacher, sft_dir = out/"models"/f"teacher--{model_free_questioner(G)}", out/"models"/f"{slug(base)}-sft"
+    print(f"== train: {model_free_questioner(G)} plays {G.name} on {ts['secrets'] or 'all'} train secrets -> {teacher}")
+    with _step(log, "train: teacher games"): teacher_games(teacher, G.name, limit=ts["secrets"])
     mb = ts["micro_batch"]   # rows per forward and backward pass; the gradient of a step accumulates over them
     if not (sft_dir/"config.json").exists():
         kept, report = sft_data([teacher])
         print(f"== train: SFT of {base} on {report} -> {sft_dir}")
+        v = Validation(limit=ts["val_secrets"], k=ts["val_k"], every=ts["val_every"])
         with _step(log, "train: SFT"):
             sft(base, sft_rows(kept, load_tokenizer(base)), sft_dir, max_steps=ts["sft_steps"],
                 per_device_train_batch_size=mb, gradient_accumulation_steps=ts["batch_size"] // mb,
-                learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True)
-    runs = _grpo_runs(sft_dir, ts)
+                learning_rate=ts["lr"], save_steps=ts["save_steps"], disable_tqdm=True,
+                validation=sft_validator(v, G, None, base, sft_dir, ts["max_questions"], ts["questioner_max_tokens"]))
+    return sft_dir
+
+def _train(out:Path, base:str, ts:dict, log:list, game:str|None=None) -> list[str]:
+    ("Stage 0: `base` after SFT (`_sft`), then the SFT model after GRPO (+GRPO) and after ΔBelief-RL (+ΔBelief); the "
+     "three model folders.")
+    sft_dir = _sft(out, base, ts, log, game)
+    runs = _grpo_runs(sft_dir, ts, game)
     for name, folder, spec in runs:
         if (folder/"config.json").exists(): continue
         print(f"== train: {name} of {sft_dir.name}, {ts['grpo_steps']} steps of {ts['grpo_secrets']} secrets x "
@@ -263,7 +282,7 @@ GRPO (+GRPO) and
 
 def train_stage(job:Job):
     "Stage 0: `job.train` after SFT, GRPO and ΔBelief-RL; the three models join the questioners and the scorers."
-    job.trained = _train(job.out, job.train, train_scales[job.scale], job.log)
+    job.trained = _train(job.out, job.train, train_scales[job.scale], job.log, job.train_game)
     job.questioners, job.scorers = job.questioners + job.trained, job.scorers + job.trained
 
 # %% ../nbs/62_pipeline.ipynb #6d605124
@@ -628,6 +647,9 @@ def reproduce(out:str="reports/embedded", # report folder
               # the base questioner to fine-tune (SFT, then GRPO), whose +SFT and +GRPO models join questioners and
               # scorers; "": none
               train:str="smollm2-135m",
+              # the game the trainings play (its training list, its teacher, its held-out secrets); None: Twenty
+              # Questions
+              train_game:str=None,
               # engine of every model: "hf" (in-process), "openai" (the servers at --server serve every model), "vllm"
               # (servers started per stage)
               engine:str="hf",
@@ -636,7 +658,7 @@ def reproduce(out:str="reports/embedded", # report folder
              ) -> pd.DataFrame:
     "Play, score, build the reference games and run every figure notebook into one report folder; return Table 1."
     job, t0 = plan_job(out, questioners, judge, scorers, protocols, scale, reference, figures, false_wins, train,
-                       engine, server, all_pairs), time.time()
+                       engine, server, all_pairs, train_game), time.time()
     job.out.mkdir(parents=True, exist_ok=True)
     with console_to(job.out/"job.log") as terminal:   # libraries' bars, trainers' dicts and warnings go to the log
         terminal.write(f"twentyq reproduce, {scale} scale: {job.out.resolve()} (all it prints: {job.out/'job.log'})\n")

@@ -15,8 +15,8 @@ from .runs import new_record, new_turn
 # %% auto #0
 __all__ = ['judge_sampling', 'template_kw', 'strip_thinking', 'questioner_sampling', 'ask_question', 'answer_questioner',
            'ask_judge', 'chat_so_far', 'Protocol', 'CandidateAnswers', 'JudgeView', 'Game', 'game_protocol',
-           'game_secrets', 'with_budget', 'protocol_sampling', 'sampled_with', 'new_game', 'game_over',
-           'draw_shortlist', 'play_lockstep']
+           'game_secrets', 'with_budget', 'played_protocol', 'protocol_sampling', 'sampled_with', 'new_game',
+           'game_over', 'draw_shortlist', 'play_lockstep']
 
 # %% ../nbs/07_protocols.ipynb #f48f6812
 def strip_thinking(raw:str|None, # a model's reply, as generated
@@ -114,6 +114,8 @@ class Game:
     name: str                            # its name: a key of `games.games`
     protocols: dict                      # {name: Protocol}, each by its source's rules
     secrets: str                         # the shipped list its games are played on when none is given
+    # the shipped list a training draws its secrets from (None: it is not trained); never validated on
+    train_secrets: str|None = None
     protocol_secrets: dict = field(default_factory=dict)   # {protocol: list} for a protocol played on another list
     lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
@@ -155,6 +157,14 @@ def with_budget(P:Protocol, # a protocol
                ) -> Protocol:
     "`P` with `max_questions` questions per game; a protocol that limits replies (evals) keeps twice as many."
     return replace(P, max_questions=max_questions, max_replies=P.max_replies and 2 * max_questions)
+
+def played_protocol(game:Game, # a game
+                    name:str|None=None, # one of its protocols (None: its first)
+                    max_questions:int|None=None, # questions per game (None: the protocol's own)
+                   ) -> Protocol:
+    "The protocol a game is played under: `name` or the game's first, its budget set."
+    P = game_protocol(game, name or next(iter(game.protocols)))
+    return with_budget(P, max_questions or P.max_questions)
 
 def protocol_sampling(P:Protocol, # the protocol
                       questioner:str, # the questioner's model name or id (the paper samples by model family)

@@ -16,7 +16,7 @@ from .customer_service import customer_service_game
 
 # %% auto #0
 __all__ = ['games', 'default_game', 'model_free_players', 'get_game', 'player_game', 'model_free_judge', 'knowledge_judge',
-           'games_game', 'game_readable_share', 'protocol_columns']
+           'training_secrets', 'model_free_questioner', 'games_game', 'game_readable_share', 'protocol_columns']
 
 # %% ../../nbs/18_games.ipynb #f67c146c
 games = {g.name: g for g in (twenty_questions_game, guess_my_city_game, wordle_game, murder_mystery_game,
@@ -49,6 +49,21 @@ def knowledge_judge(game:str|None=None, # a game's name (None: `default_game`)
     "The name of the model-free judge of the game called `game`: the judge a job plays when it names none."
     return model_free_judge(get_game(game))
 
+
+# %% ../../nbs/18_games.ipynb #ab60e682
+def training_secrets(game:str|Game|None=None, # a game or its name (None: `default_game`)
+                    ) -> str:
+    "The list `game` trains on; a one-line error for a game that is not trained."
+    G = get_game(game)
+    if G.train_secrets: return G.train_secrets
+    can = ", ".join(n for n, g in games.items() if g.train_secrets)
+    raise ValueError(f"{G.name} is not trained: it has no training list (the successor trains on Twenty Questions "
+                     f"only and plays the story games as transfer tests); games that train: {can}")
+
+def model_free_questioner(game:str|Game|None=None, # a game or its name (None: `default_game`)
+                         ) -> str|None:
+    "The name of `game`'s model-free questioner (its SFT teacher), or None if it has none."
+    return next((n for n, cls in get_game(game).players.items() if "questioner" in cls.roles), None)
 
 # %% ../../nbs/18_games.ipynb #a7c3e002
 def games_game(games, # game records of one game (a DataFrame or dicts); a record names its game, or plays the default

@@ -360,7 +360,8 @@ def counterfactual_answer(record:dict, # a Guess My City game record
     return answer_for_city(record, k, c, kn)
 
 # %% ../../nbs/14_cities.ipynb #0acca7e0
-guess_my_city_game = Game("guess-my-city", city_protocols, secrets="gmc_eval", protocol_secrets={"lmrl": lmrl_list},
+guess_my_city_game = Game("guess-my-city", city_protocols, secrets="gmc_eval", train_secrets="gmc_train",
+                          protocol_secrets={"lmrl": lmrl_list},
                           players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
                           readable=city_readable_share, belief_prompt="city",
                           observer=city_observer, judge_chat=paprika_judge_chat,

@@ -392,7 +392,8 @@ def wordle_readable_share(games, # game records (dicts) or a DataFrame of games
     return question_share(games, lambda q, r: wordle_guess_of(q, r.get("protocol")) is not None)
 
 # %% ../../nbs/15_wordle.ipynb #8a4ec7cc
-wordle_game = Game("wordle", wordle_protocols, secrets="wordle_answers", protocol_secrets={"lmrl": lmrl_vocab},
+wordle_game = Game("wordle", wordle_protocols, secrets="wordle_answers", train_secrets="wordle_lmrl400",
+                   protocol_secrets={"lmrl": lmrl_vocab},
                    players={"wordle": WordleQuestioner, "wordle-judge": WordleJudge}, judge="wordle-judge",
                    readable=wordle_readable_share, observer=wordle_observer, flip=wordle_flip)
 

@@ -488,7 +488,8 @@ def finish_game(self:WordNetQuestioner, game:dict, # a finished game record
     game["contradictions"] = knowledge_contradictions(game, self.knowledge)
 
 # %% ../../nbs/13_wordnet.ipynb #544727ef
-twenty_questions_game = Game("twenty-questions", protocols, secrets="nouns_test", lenient=lenient_protocols,
+twenty_questions_game = Game("twenty-questions", protocols, secrets="nouns_test", train_secrets="nouns_train",
+                             lenient=lenient_protocols,
                              players={"wordnet": WordNetQuestioner, "wordnet-judge": KnowledgeJudge},
                              knowledge="wordnet_nouns.json", readable=readable_share,
                              observer=wordnet_observer, judge_chat=paper_judge_chat, flip=flip_answer)
