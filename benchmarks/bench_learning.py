@@ -17,7 +17,8 @@ tests on secrets between methods (`twentyq.analysis.gain_test`); learning.csv, l
 learning.png.
 
 Run: .venv/bin/python benchmarks/bench_learning.py [--seeds 0,1,2] [--out DIR] [--secrets 8] [--k 4] [--steps 8] [--per-step 8]
-(about 12 minutes a seed on two cores)"""
+(about 13 minutes a seed on two cores; a finished training is reused), or the same steps as a notebook:
+papermill benchmarks/learning_study.ipynb /tmp/study.ipynb -p out DIR"""
 import argparse, json, time
 from pathlib import Path
 import numpy as np, pandas as pd
@@ -78,7 +79,7 @@ def tables(runs:pd.DataFrame, games:pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     from twentyq.analysis import gain_test
     cols = ["mean_at_k", "mean_at_k_std", "pass_at_k", "belief_gain", "bits_per_question", "update_efficiency", "readable_share"]
     last = runs.sort_values("step").groupby(["method", "seed"]).tail(1)
-    per = last.set_index(["method", "seed"])[["step"] + cols].reindex(methods, level=0)
+    per = last.assign(order=last.method.map(methods.index)).sort_values(["order", "seed"]).set_index(["method", "seed"])[["step"] + cols]
     fin = games.merge(last[["method", "seed", "step"]], on=["method", "seed", "step"])
     sec = fin.groupby(["method", "secret"]).agg(win=("won", "mean"), gain=("belief_gain", "mean")).reset_index()
     rows = []
@@ -101,8 +102,10 @@ def figure(runs:pd.DataFrame, path:Path):
     import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
     colours = dict(zip(methods, ["grey", "tab:blue", "tab:orange", "tab:green"]))
+    sft_end = runs[runs.method == "+SFT"].set_index("seed")
     for (m, s), d in runs.groupby(["method", "seed"]):
         d = d.sort_values("step")
+        if m not in ("base", "+SFT"): d = pd.concat([sft_end.loc[[s]].reset_index().assign(step=0), d])   # from its SFT model
         for ax, c in zip(axes, ["belief_gain", "bits_per_question", "mean_at_k"]):
             ax.plot(d.step + (0 if m in ("base", "+SFT") else 8), d[c], marker="o", color=colours[m], alpha=0.7, label=m if s == runs.seed.min() else None)
     for ax, t in zip(axes, ["own belief gain per turn (nats)", "observer bits per question", "Mean@k (%)"]): ax.set(title=t, xlabel="training step (SFT 0-8, then RL)")
@@ -114,30 +117,35 @@ def markdown(df:pd.DataFrame) -> str:
     return "\n".join(["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)] +
                      ["| " + " | ".join(cell(v) for v in r) + " |" for r in df.itertuples(index=False)])
 
+def study(a) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Train and validate every seed (a finished training is reused); (validation rows, validation games) of all."
+    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
+    runs, games, times = [], [], []
+    for seed in map(int, str(a.seeds).split(",")):
+        t0 = time.time(); s = train_sft(out, a, seed); times.append(dict(seed=seed, what="sft", seconds=time.time() - t0))
+        for m in ("base", "+SFT"):
+            r, g = rows_of(s, m, seed, last_only=True); runs += r; games += g
+        for name, m in [("grpo", "+GRPO"), ("delta", "+ΔBelief-RL")]:
+            t0 = time.time(); d = train_rl(out, s, name, a, seed); times.append(dict(seed=seed, what=name, seconds=time.time() - t0))
+            r, g = rows_of(d, m, seed, last_only=False); runs += r; games += g
+        took = ", ".join(f"{t['what']} {t['seconds']:.0f} s" for t in times if t["seed"] == seed)
+        print(f"seed {seed} done: {took}", flush=True)
+    if any(t["seconds"] > 10 for t in times): pd.DataFrame(times).to_csv(out/"learning_times.csv", index=False)   # not a rerun that reused them all
+    return pd.DataFrame(runs), pd.DataFrame(games)
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", default="0,1,2"); p.add_argument("--out", default="/tmp/twentyq-learning")
     p.add_argument("--secrets", type=int, default=8); p.add_argument("--k", type=int, default=4)
     p.add_argument("--steps", type=int, default=8); p.add_argument("--per-step", type=int, default=8)
     p.add_argument("--every", type=int, default=4); p.add_argument("--lr", type=float, default=2e-5)
-    a = p.parse_args(); out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    runs, games, times = [], [], []
-    for seed in map(int, a.seeds.split(",")):
-        t0 = time.time(); s = train_sft(out, a, seed); times.append(dict(seed=seed, what="sft", seconds=time.time() - t0))
-        for m, src in [("base", s), ("+SFT", s)]:
-            r, g = rows_of(src, m, seed, last_only=True); runs += r; games += g
-        for name, m in [("grpo", "+GRPO"), ("delta", "+ΔBelief-RL")]:
-            t0 = time.time(); d = train_rl(out, s, name, a, seed); times.append(dict(seed=seed, what=name, seconds=time.time() - t0))
-            r, g = rows_of(d, m, seed, last_only=False); runs += r; games += g
-        took = ", ".join(f"{t['what']} {t['seconds']:.0f} s" for t in times if t["seed"] == seed)
-        print(f"seed {seed} done: {took}", flush=True)
-    runs, games = pd.DataFrame(runs), pd.DataFrame(games)
+    a = p.parse_args(); out = Path(a.out)
+    runs, games = study(a)
     per, summary, tests = tables(runs, games)
     pd.set_option("display.width", 200); pd.set_option("display.max_columns", 20)
     print(per.round(3).to_string()); print(summary.round(3).to_string(index=False)); print(tests.round(4).to_string(index=False))
     runs.to_csv(out/"learning.csv", index=False); games.to_csv(out/"learning_games.csv", index=False)
     (out/"learning.md").write_text("\n\n".join(markdown(t) for t in (per.reset_index(), summary, tests)) + "\n")
-    pd.DataFrame(times).to_csv(out/"learning_times.csv", index=False)
     figure(runs, out/"learning.png")
 
 if __name__ == "__main__": main()

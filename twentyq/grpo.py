@@ -501,7 +501,7 @@ def grpo(
     if is_model_free(s.model): raise ValueError(f"{s.model!r} has no weights to train: GRPO trains a model")
     cia = _cia_weights(s.reward, s.credit, s.protocol, s.belief_weight, s.cia_win, s.cia_traj_len, s.cia_invalid,
                        s.cia_repeated, s.belief_lambda, s.G)
-    v = _validation(s)
+    v, _ = _validation(s), trackers(s.report_to)   # a validation or a tracker that cannot run: refused here
     rows = load_secrets(s.secrets).head(s.limit) if s.limit else load_secrets(s.secrets)
     if len(rows) < s.secrets_per_step:
         raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")

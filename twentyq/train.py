@@ -289,7 +289,7 @@ def sft_cmd(runs:str=None, # comma-separated run folders of the teachers (None: 
             **kwargs):
     ("Fine-tune a questioner on the shortest verified wins of teacher runs (rejection sampling), resuming from the "
      "last checkpoint in `out`; validate it on held-out secrets.")
-    out = Path(out).expanduser() if out else Path("models")/f"{Path(model).name}-sft"
+    out, to = Path(out).expanduser() if out else Path("models")/f"{Path(model).name}-sft", trackers(report_to)
     if runs: folders = [Path(r.strip()).expanduser() for r in runs.split(",") if r.strip()]
     else: folders = [teacher_games(out/"teacher", game, protocol, teacher_secrets)]
     kept, report = sft_data(folders, secrets=secrets, per_secret=per_secret)
@@ -306,7 +306,7 @@ def sft_cmd(runs:str=None, # comma-separated run folders of the teachers (None: 
     if ckpt := last_checkpoint(out): print(f"resuming from {ckpt}")
     tr = sft(model, rows, out, device=device, save_steps=save_steps, lora=lora, num_train_epochs=epochs,
              learning_rate=lr, per_device_train_batch_size=batch_size, max_steps=max_steps, validation=val,
-             report_to=trackers(report_to), **kwargs)
+             report_to=to, **kwargs)
     loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
     for line in val_lines(out) if val else []: print(line)
     print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")

@@ -24,8 +24,8 @@ from .beliefs import score_beliefs
 from .observer import ideal_observer, update_efficiency, game_efficiency
 
 # %% auto #0
-__all__ = ['Validation', 'held_out', 'val_sampling', 'play_held_out', 'val_row', 'val_line', 'val_lines', 'policy_backend', 'due',
-           'resume_validation', 'Validator', 'validator', 'add_validation', 'trackers']
+__all__ = ['tracker_packages', 'Validation', 'held_out', 'val_sampling', 'play_held_out', 'val_row', 'val_line', 'val_lines',
+           'policy_backend', 'due', 'resume_validation', 'Validator', 'validator', 'add_validation', 'trackers']
 
 # %% ../nbs/42_validation.ipynb #2d70ee04
 @dataclass(frozen=True)
@@ -251,8 +251,16 @@ def add_validation(trainer, # a Hugging Face `Trainer` (TRL's SFT or GRPO traine
     return trainer
 
 # %% ../nbs/42_validation.ipynb #7e09fa50
+tracker_packages = {"tensorboard": ("tensorboard", "tensorboardX"), "trackio": ("trackio",), "wandb": ("wandb",)}
+
 def trackers(report_to:str, # comma-separated tracker names ("none": none)
             ) -> str|list[str]:
-    "`report_to` as Hugging Face's trainers take it."
+    "`report_to` as Hugging Face's trainers take it; an unknown tracker, or one whose package is missing, refused."
+    import importlib.util
     names = [n.strip() for n in report_to.split(",") if n.strip() and n.strip() != "none"]
+    for n in names:
+        if n not in tracker_packages:
+            raise ValueError(f"unknown tracker {n!r} in report_to; known: {', '.join(tracker_packages)}")
+        if not any(importlib.util.find_spec(p) for p in tracker_packages[n]):
+            raise ValueError(f"report_to {n!r} needs its package: pip install {tracker_packages[n][0]}")
     return names or "none"
