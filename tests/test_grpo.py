@@ -76,11 +76,13 @@ def test_turn_credit_step_whole_equals_micro_batches_and_a_rerun_resumes(tiny_jo
     assert (out/"checkpoint-1").is_dir() and not list(d.glob("checkpoint-*"))
     games = read_jsonl(out/"games.jsonl")
     with open(out/"games.jsonl", "a") as f: f.write(json.dumps({**games[0], "game_id": "stale#9", "grpo_step": 1}) + "\n")   # played, then killed
+    with open(out/"validation.jsonl", "a") as f: f.write(json.dumps({"step": 2, "stale": True}) + "\n")                  # validated, then killed
     tr = grpo(spec, out, micro_batch=0, save_steps=1, steps=2)
     assert tr.state.global_step == 2
     after = read_jsonl(out/"games.jsonl")
     assert sorted(g["grpo_step"] for g in after) == [0] * len(games) + [1] * len(games) and "stale#9" not in {g["game_id"] for g in after}
-    assert [r["step"] for r in read_jsonl(out/"validation.jsonl")] == [1, 2]                 # validated at each last step, once
+    rows = read_jsonl(out/"validation.jsonl")
+    assert [r["step"] for r in rows] == [1, 2] and not any(r.get("stale") for r in rows)    # validated at each last step, once
     with pytest.raises(ValueError, match="must divide"): grpo(spec, tmp_path/"odd", micro_batch=3)
 
 def test_a_turn_credit_needs_the_cia_reward_and_protocol(tmp_path):
