@@ -28,6 +28,7 @@ LAYERS = [
     ("the table of games (the package games' own module)", {"games"}),
     ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
     ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),
+    ("validation on held-out secrets, which the trainers run", {"validation"}),
     ("SFT, the replay", {"train", "replay"}),
     ("GRPO", {"grpo"}),
     ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),

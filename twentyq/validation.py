@@ -6,7 +6,7 @@ Docs: https://twentyq.github.io/twentyq/validation.html.md"""
 
 # %% ../nbs/42_validation.ipynb #8e30619a
 from __future__ import annotations
-import json, os, time
+import importlib.util, json, os, time
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -256,7 +256,6 @@ tracker_packages = {"tensorboard": ("tensorboard", "tensorboardX"), "trackio": (
 def trackers(report_to:str, # comma-separated tracker names ("none": none)
             ) -> str|list[str]:
     "`report_to` as Hugging Face's trainers take it; an unknown tracker, or one whose package is missing, refused."
-    import importlib.util
     names = [n.strip() for n in report_to.split(",") if n.strip() and n.strip() != "none"]
     for n in names:
         if n not in tracker_packages:
