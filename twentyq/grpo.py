@@ -20,11 +20,10 @@ from fastcore.meta import delegates
 from .backend import HFBackend
 from fastcore.basics import patch
 from .sampling import Sampling
-from .protocols import protocol_sampling, sampled_with, with_budget
 from .rollout import lockstep
 from .players import player, check_role, is_model_free, engines, engine_can
 from .games import knowledge_judge, get_game, training_secrets
-from .protocols import Game, Protocol, played_protocol
+from .protocols import Game, Protocol, played_protocol, protocol_sampling, sampled_with, with_budget
 from .validation import (Validation, trackers, val_lines, held_out, validator, add_validation, resume_validation,
                                 policy_backend)
 from .serving import OpenAIBackend
