@@ -56,9 +56,9 @@ def main():
     args = ap.parse_args()
     import torch
     torch.set_num_threads(args.threads)
-    from twentyq.backend import split_pair
-    from twentyq.players import get_backend
-    from twentyq.onepass import (contexts, naive_beliefs, score_games, score_candidates, default_elicitation,
+    from twentyq.engines.hf import split_pair
+    from twentyq.engines.players import get_backend
+    from twentyq.scoring.onepass import (contexts, naive_beliefs, score_games, score_candidates, default_elicitation,
                                  _tail, _tail_branches, _candidate_list)
     be = get_backend("smollm2-135m", device="cpu", batch_size=args.batch_size)
     games = games_for_bench(be, args.games)

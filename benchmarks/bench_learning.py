@@ -1,5 +1,5 @@
 """What training teaches SmolLM2-135M on this CPU (issue 78): base vs +SFT vs +GRPO vs +ΔBelief-RL, each over several seeds,
-every model judged on the same held-out secrets by the validation the trainers run (`twentyq.validation`).
+every model judged on the same held-out secrets by the validation the trainers run (`twentyq.training.validation`).
 
 The game: Twenty Questions against the knowledge judge (no judge model), six questions a game, 24 tokens a question, as the
 main job's embedded scale plays it. Held-out: the first --secrets test nouns (`nouns_test`, none of them a training secret),
@@ -30,8 +30,8 @@ def val_kw(a, seed): return dict(val_k=a.k, val_limit=a.secrets, val_protocol="p
 
 def train_sft(out:Path, a, seed:int) -> Path:
     "SFT of the base model on the WordNet teacher's wins, validated at step 0 (the base model) and at its last step."
-    from twentyq.train import teacher_games, sft_data, sft_rows, sft, load_tokenizer, sft_validator
-    from twentyq.validation import Validation
+    from twentyq.training.sft import teacher_games, sft_data, sft_rows, sft, load_tokenizer, sft_validator
+    from twentyq.training.validation import Validation
     from twentyq.games import get_game
     d = out/f"sft-{seed}"
     if (d/"config.json").exists(): return d
@@ -45,7 +45,7 @@ def train_sft(out:Path, a, seed:int) -> Path:
 
 def train_rl(out:Path, sft_dir:Path, name:str, a, seed:int) -> Path:
     "GRPO or ΔBelief-RL from the SFT model, validated every --every steps and at the last (its step 0 is SFT's last)."
-    from twentyq.grpo import grpo, GRPOSpec
+    from twentyq.training.grpo import grpo, GRPOSpec
     d = out/f"{name}-{seed}"
     if (d/"config.json").exists(): return d
     common = dict(model=str(sft_dir), limit=64, steps=a.steps, secrets_per_step=a.per_step // 4, games_per_secret=4,

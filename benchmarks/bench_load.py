@@ -2,11 +2,11 @@
 
 Run: .venv/bin/python benchmarks/bench_load.py   (prints a table; the cached load must be under 5 s)"""
 import os, subprocess, sys, tempfile, time
-from twentyq.models import embedded_models
+from twentyq.engines.models import embedded_models
 
 def load_seconds(name, cache):
     "Wall time of load_model(name) inside a fresh Python process (import time excluded)."
-    code = ("import time; t=time.time(); from twentyq.models import load_model; import transformers, torch; t=time.time(); "
+    code = ("import time; t=time.time(); from twentyq.engines.models import load_model; import transformers, torch; t=time.time(); "
             f"load_model({name!r}, device='cpu'); print(time.time()-t)")
     env = {**os.environ, "TWENTYQ_CACHE": cache, "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout

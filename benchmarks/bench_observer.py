@@ -20,9 +20,9 @@ Run: .venv/bin/python benchmarks/bench_observer.py RUN [RUN ...] [--scorer smoll
 import argparse, time
 from pathlib import Path
 import pandas as pd
-from twentyq.beliefs import score_beliefs
-from twentyq.observer import ideal_observer, unread_questions
-from twentyq.players import get_backend
+from twentyq.scoring.beliefs import score_beliefs
+from twentyq.scoring.observer import ideal_observer, unread_questions
+from twentyq.engines.players import get_backend
 from twentyq.runs import read_run
 from twentyq.games.wordnet import candidate_words
 

@@ -28,8 +28,8 @@ sys.path.insert(0, str(root/"benchmarks"))
 
 def successor_beliefs(games, be, E, lead, stats):
     "log b_t of every game, one padded forward pass per turn over all games still playing (the successor's way); tokens into `stats`."
-    from twentyq.backend import split_pair
-    from twentyq.onepass import contexts
+    from twentyq.engines.hf import split_pair
+    from twentyq.scoring.onepass import contexts
     ctxs = [contexts(g, be) for g in games]
     out = [[] for _ in games]
     for t in range(max(map(len, ctxs))):
@@ -43,7 +43,7 @@ def successor_beliefs(games, be, E, lead, stats):
 def one_case(be, games, turns, E, lead):
     "A row of the table: both methods on `games` cut to `turns` turns."
     from twentyq.edits import truncate
-    from twentyq.onepass import score_games
+    from twentyq.scoring.onepass import score_games
     step = [truncate(g, turns) | {"game_id": g["game_id"]} for g in games]
     s_stats, o_stats = {}, {}
     t0 = time.time(); theirs = successor_beliefs(step, be, E, lead, s_stats); ts = time.time() - t0
@@ -59,8 +59,8 @@ def main():
     args = ap.parse_args()
     import torch
     torch.set_num_threads(args.threads)
-    from twentyq.players import get_backend
-    from twentyq.onepass import belief_prompt_of
+    from twentyq.engines.players import get_backend
+    from twentyq.scoring.onepass import belief_prompt_of
     from bench_beliefs import games_for_bench
     be = get_backend("smollm2-135m", device="cpu", batch_size=args.games)
     games = games_for_bench(be, args.games)

@@ -13,14 +13,14 @@ batch size of a decode step: lockstep waits, each call, for the batch's longest 
 rows."""
 import argparse, time
 import torch
-import twentyq.players
+import twentyq.engines.players
 from twentyq.rollout import play
 
 made = []   # the backends play() makes, to read their stats (time in prefill and decode, rows per decode step)
 def _recording(get_backend):
     def f(*args, **kw): made.append(get_backend(*args, **kw)); return made[-1]
     return f
-twentyq.players.get_backend = _recording(twentyq.players.get_backend)
+twentyq.engines.players.get_backend = _recording(twentyq.engines.players.get_backend)
 
 def games_per_hour(max_active, cache_tokens, a):
     "Play a.games games with at most `max_active` in play at once; return (games per hour, wall seconds, games, backend stats)."

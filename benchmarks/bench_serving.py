@@ -10,9 +10,9 @@ idle machine: the server and the hf engine each use every core, so they are meas
 import argparse, time
 import pandas as pd
 from twentyq.rollout import play
-from twentyq.players import get_backend
-from twentyq.beliefs import score_beliefs
-from twentyq.serving import VLLMServer
+from twentyq.engines.players import get_backend
+from twentyq.scoring.beliefs import score_beliefs
+from twentyq.engines.vllm_server import VLLMServer
 
 def play_arm(n, a, **engine):
     "(games, wall seconds) of `n` games on `engine`, after a one-game warm-up."
@@ -29,7 +29,7 @@ def belief_arm(games, scorer):
 
 def prompt_tokens(games, tok):
     "Tokens the server's prompt log-probabilities read: every state's context + E + secret, each from scratch."
-    from twentyq.onepass import contexts
+    from twentyq.scoring.onepass import contexts
     hf = get_backend("smollm2-135m")
     return sum(len(tok(c + "Is the secret word " + g["secret"])["input_ids"]) for g in games.to_dict("records") for c in contexts(g, hf))
 

@@ -39,7 +39,7 @@ def teacher(out:Path, n:int) -> Path:
 
 def train_one(out:Path, name:str):
     "Train setting `name` into out/name (run in a process of its own, so its peak memory is its own)."
-    from twentyq.train import load_tokenizer, sft, sft_data, sft_rows
+    from twentyq.training.sft import load_tokenizer, sft, sft_data, sft_rows
     s = settings[name]
     kept, report = sft_data([teacher(out, s["secrets"])], per_secret=1)
     rows = sft_rows(kept, load_tokenizer(model), per_turn=s["rows"] == "turn")
@@ -52,7 +52,7 @@ def train_one(out:Path, name:str):
 def evaluate(out:Path, who:str, questions:int) -> dict:
     "Play `who`'s paper games on the main job's test secrets, score its own beliefs, and read them."
     from twentyq.rollout import play
-    from twentyq.beliefs import score_run
+    from twentyq.scoring.beliefs import score_run
     from twentyq.runs import read_run, load_beliefs
     from twentyq.analysis import belief_gains, secret_gains
     from twentyq.games.wordnet import readable_share

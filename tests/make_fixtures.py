@@ -24,7 +24,7 @@ def scripted_games(backend, # questioner backend (e.g. get_backend("smollm2-135m
                    max_new_tokens:int=24, # longest question, in tokens
                   ) -> list[dict]:
     "Games in the twentyq record format, all secrets in lockstep, greedy questioner, rule judge."
-    from twentyq.sampling import Sampling
+    from twentyq.engines.sampling import Sampling
     from twentyq.games.twenty_questions import paper_questioner_system, paper_questioner_first
     t0 = time.time()
     games = [dict(game_id=f"{s}#0", secret=s, iteration=0, protocol="paper", questioner=backend.name,
@@ -48,7 +48,7 @@ def write_jsonl(path, records):
 
 if __name__ == "__main__":
     import torch
-    from twentyq.players import get_backend
+    from twentyq.engines.players import get_backend
     torch.set_num_threads(1)   # on a shared CPU, one OpenMP thread avoids spin-waiting on busy cores
     out = Path(__file__).parent/"fixtures"/"games_smollm2.jsonl"
     games = scripted_games(get_backend("smollm2-135m", device="cpu"), fixture_secrets)

@@ -39,7 +39,7 @@ def make_run(d: Path) -> tuple[Path, list[dict]]:
     "A run folder: the fixture's real SmolLM2 games cut to 5 turns, scored by SmolLM2 with the top-10 of 15 candidates."
     from twentyq.runs import read_jsonl
     from twentyq.edits import truncate
-    from twentyq.beliefs import score_run
+    from twentyq.scoring.beliefs import score_run
     run = d/"smollm2-run"; run.mkdir()
     games = [truncate(g, 5) | {"game_id": g["game_id"]} for g in read_jsonl(ROOT/"tests"/"fixtures"/"games_smollm2.jsonl")]
     (run/"games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))

@@ -57,7 +57,7 @@ def test_nav_is_the_reading_order_titled_by_the_notebooks(site):
         href = rel.replace(".ipynb", ".html")
         assert titles.get(href) == nb_title(NBS/rel), (rel, titles.get(href))
     assert titles["paper/fig1_cumulative_win_rate.html"] == "Fig. 1: cumulative win rate"
-    assert titles["api/beliefs.html"] == "twentyq.beliefs" and titles["replay.html"] == "A replayed game"
+    assert titles["api/beliefs.html"] == "twentyq.scoring.beliefs" and titles["replay.html"] == "A replayed game"
 
 
 def test_home_is_the_readme_notebook(site):
@@ -84,12 +84,12 @@ def test_api_pages_have_the_public_names_only(site):
         assert not any(part.startswith("_") for t, i in ids for part in i.split(".")), mod     # no private name, no dunder method
         private = {s for s in _modidx.d["syms"].get(mod, {}) if s.split(".")[-1].startswith("_")}
         assert private.isdisjoint(i for t, i in ids)
-    beliefs = [i for t, i in api_ids(site, "twentyq.beliefs")]   # in the order of the notebook
-    assert beliefs.index("twentyq.beliefs.score_beliefs") < beliefs.index("twentyq.beliefs.score_run")
-    assert "twentyq.beliefs._frame" in str(_modidx.d["syms"])
-    backend = [i for t, i in api_ids(site, "twentyq.backend")]
-    assert {"twentyq.backend.HFBackend.generate", "twentyq.backend.HFBackend.kv_bytes_per_token"} <= set(backend)   # @patch methods, a property
-    assert backend.index("twentyq.backend.HFBackend") < backend.index("twentyq.backend.HFBackend.generate")
+    beliefs = [i for t, i in api_ids(site, "twentyq.scoring.beliefs")]   # in the order of the notebook
+    assert beliefs.index("twentyq.scoring.beliefs.score_beliefs") < beliefs.index("twentyq.scoring.beliefs.score_run")
+    assert "twentyq.scoring.beliefs._frame" in str(_modidx.d["syms"])
+    backend = [i for t, i in api_ids(site, "twentyq.engines.hf")]
+    assert {"twentyq.engines.hf.HFBackend.generate", "twentyq.engines.hf.HFBackend.kv_bytes_per_token"} <= set(backend)   # @patch methods, a property
+    assert backend.index("twentyq.engines.hf.HFBackend") < backend.index("twentyq.engines.hf.HFBackend.generate")
     assert "twentyq.replay.Replay.show" in [i for t, i in api_ids(site, "twentyq.replay")]
 
 
@@ -115,10 +115,10 @@ def signature(site, rel, anchor) -> str:
 
 
 def test_score_beliefs_entry_has_its_parameter_table(site):
-    from twentyq.beliefs import score_beliefs
-    assert signature(site, "api/beliefs.html", "twentyq.beliefs.score_beliefs").startswith(
+    from twentyq.scoring.beliefs import score_beliefs
+    assert signature(site, "api/beliefs.html", "twentyq.scoring.beliefs.score_beliefs").startswith(
         "score_beliefs(games, scorer, elicitation: str = 'Is the secret word', candidates=None, run: str | None = None,")
-    params, returns = params_tables(site, "api/beliefs.html", "twentyq.beliefs.score_beliefs")
+    params, returns = params_tables(site, "api/beliefs.html", "twentyq.scoring.beliefs.score_beliefs")
     names, dm = list(inspect.signature(score_beliefs).parameters), docments(score_beliefs)
     assert params[0] == ["Name", "Type", "Description", "Default"] and [r[0] for r in params[1:]] == names
     for name, ty, details, default in params[1:]:
@@ -130,11 +130,11 @@ def test_score_beliefs_entry_has_its_parameter_table(site):
 
 
 def test_docments_of_a_method_and_a_class(site):
-    assert signature(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs") == \
+    assert signature(site, "api/beliefs.html", "twentyq.scoring.beliefs.game_beliefs") == \
         "game_beliefs(game: dict, scorer: str, belief_prompt: str | None = None) -> list[float]"
-    params, _ = params_tables(site, "api/beliefs.html", "twentyq.beliefs.game_beliefs")
+    params, _ = params_tables(site, "api/beliefs.html", "twentyq.scoring.beliefs.game_beliefs")
     assert params[1] == ["game", "dict", "a game record", "required"]
-    params, returns = params_tables(site, "api/backend.html", "twentyq.backend.HFBackend.generate")   # a method added with @patch
+    params, returns = params_tables(site, "api/hf.html", "twentyq.engines.hf.HFBackend.generate")   # a method added with @patch
     assert params[-1] == ["**template_kw", "", "extra chat-template variables (e.g. enable_thinking=False)", "{}"]
     assert returns[1] == ["list[str]", ""]
     (params,) = params_tables(site, "api/rollout.html", "twentyq.rollout.RunSpec")                 # a dataclass: its fields
@@ -164,7 +164,7 @@ def test_notebook_pages_are_nbdev_s(site):
 
 def test_search_index_has_the_api_entries(site):
     docs = json.loads(page(site, "search/search_index.json"))["docs"]
-    entry = [d for d in docs if d["location"] == "api/beliefs.html#twentyq.beliefs.score_beliefs"]
+    entry = [d for d in docs if d["location"] == "api/beliefs.html#twentyq.scoring.beliefs.score_beliefs"]
     assert len(entry) == 1 and entry[0]["title"] == "score_beliefs" and "scoring model" in entry[0]["text"]
     assert any(d["location"] == "api/replay.html#twentyq.replay.Replay.show" for d in docs)
 

@@ -43,7 +43,7 @@ def served(docs_site):
 @pytest.mark.timeout(900)
 def test_search_score_beliefs_and_read_its_parameters(served):
     from playwright.sync_api import sync_playwright, expect, TimeoutError as PlaywrightTimeout
-    from twentyq.beliefs import score_beliefs
+    from twentyq.scoring.beliefs import score_beliefs
     outside = []
     def route(r):   # the site's own files only: anything else is recorded and blocked
         if r.request.url.startswith(served + "/"): r.continue_()
@@ -60,12 +60,12 @@ def test_search_score_beliefs_and_read_its_parameters(served):
             expect(page.locator("article").get_by_role("heading", level=1, name="twentyq", exact=True)).to_be_visible()
             expect(page.locator("article")).to_contain_text("Two commands")
             nav = page.locator("nav.md-nav--primary")
-            for title in ["protocols", "beliefs", "Fig. 1: cumulative win rate", "A replayed game", "twentyq.beliefs"]:
+            for title in ["protocols", "beliefs", "Fig. 1: cumulative win rate", "A replayed game", "twentyq.scoring.beliefs"]:
                 expect(nav.get_by_role("link", name=title, exact=True).first).to_be_attached()
             page.screenshot(path=str(SHOTS/"docs_home.png"))
             # search, and follow the result to the API entry
             box = page.locator("input.md-search__input")
-            anchor = "twentyq.beliefs.score_beliefs"   # mkdocstrings' anchor: the object's path
+            anchor = "twentyq.scoring.beliefs.score_beliefs"   # mkdocstrings' anchor: the object's path
             hit = page.locator(f'a.md-search-result__link[href*="api/beliefs.html"][href$="#{anchor}"]').first
             box.click()
             t0 = time.time()

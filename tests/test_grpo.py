@@ -6,10 +6,10 @@ import json, os, socket, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest, torch
 from dataclasses import fields
-from twentyq.grpo import GRPOSpec, grpo, weights_sha256
-from twentyq.models import load_model
+from twentyq.training.grpo import GRPOSpec, grpo, weights_sha256
+from twentyq.engines.models import load_model
 from twentyq.runs import read_jsonl
-from twentyq.rewards import turn_rewards, turn_advantages, cia_reward_weights
+from twentyq.training.rewards import turn_rewards, turn_advantages, cia_reward_weights
 from conftest import twentyq
 
 CIA = dict(secrets="nouns_train", limit=2, secrets_per_step=2, games_per_secret=2, max_questions=2, questioner_max_tokens=12, protocol="cia",

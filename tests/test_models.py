@@ -1,10 +1,10 @@
 "The converted-model cache across processes: written by the first load in a fresh cache, then used by the next."
 import json, os, subprocess, sys
-from twentyq.models import converted_path
+from twentyq.engines.models import converted_path
 
 def _load_in_subprocess(name, cache):
     "Load `name` in a fresh process with TWENTYQ_CACHE=cache; return what it reports."
-    code = ("import json; from twentyq.models import load_model; m, t = load_model(%r, device='cpu'); "
+    code = ("import json; from twentyq.engines.models import load_model; m, t = load_model(%r, device='cpu'); "
             "print(json.dumps([m.twentyq_source, m.config._name_or_path]))" % name)
     env = {**os.environ, "TWENTYQ_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout

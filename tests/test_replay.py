@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np, pytest
 from twentyq.runs import read_jsonl
 from twentyq.edits import truncate
-from twentyq.beliefs import score_run, score_beliefs, candidate_stats
-from twentyq.players import get_backend
+from twentyq.scoring.beliefs import score_run, score_beliefs, candidate_stats
+from twentyq.engines.players import get_backend
 from twentyq.runs import load_beliefs
 from twentyq.replay import load_games, game_beliefs, candidates_table
 
@@ -51,7 +51,7 @@ def test_top_candidates_survive_parquet_and_agree_with_the_rank(run, be):
 def test_the_same_top_k_as_the_full_candidate_table(be):
     g = truncate(read_jsonl(FIXTURE)[0], 2)
     df = score_beliefs([g], be, candidates=CANDS, top_k=3, progress=False)
-    from twentyq.onepass import score_candidates
+    from twentyq.scoring.onepass import score_candidates
     sc = score_candidates([g], be, CANDS)[0]
     for t, r in df.iterrows():
         best = np.argsort(-sc["logprobs"][t])[:3]

@@ -8,8 +8,8 @@ import numpy as np, pandas as pd, pytest
 from twentyq.analysis import make_reference
 from twentyq.runs import read_jsonl, load_beliefs
 from twentyq.report import paper_notebooks, game_notebooks, slug
-from twentyq.beliefs import beliefs_path
-from twentyq.observer import read_observer
+from twentyq.scoring.beliefs import beliefs_path
+from twentyq.scoring.observer import read_observer
 from twentyq.games.wordnet import readable_share
 from twentyq.wordlists import load_secrets
 from games import game as _game, write_run, write_beliefs

@@ -1,10 +1,10 @@
 """sft_cmd trains real SmolLM2 on CPU: checkpoints, resumes, is deterministic, saves a model.
-The rest of train is checked in nbs/51_train.ipynb."""
+The rest of train is checked in nbs/52_sft.ipynb."""
 import json
 from pathlib import Path
 import pytest
 from games import game as run_game, write_run
-from twentyq.train import sft_cmd, last_checkpoint
+from twentyq.training.sft import sft_cmd, last_checkpoint
 from twentyq.runs import read_jsonl
 
 def weights(folder):
@@ -21,7 +21,7 @@ def teachers(tmp_path_factory):
 
 def test_sft_cmd_trains_checkpoints_resumes_and_saves_a_model(tmp_path, teachers, capsys):
     import torch
-    from twentyq.models import load_model
+    from twentyq.engines.models import load_model
     kw = dict(max_steps=1, save_steps=1, batch_size=1, lr=1e-4, seed=0, device="cpu", val_k=1, val_limit=1, max_questions=1,
               questioner_max_tokens=8)   # one held-out game of one question, before the first step and after the last
     sft_cmd(teachers, out=str(tmp_path/"a"), **kw)
@@ -56,7 +56,7 @@ def test_sft_cmd_trains_checkpoints_resumes_and_saves_a_model(tmp_path, teachers
 
 def test_sft_cmd_lora_saves_the_adapter_merged(tmp_path, teachers):
     import torch
-    from twentyq.models import load_model
+    from twentyq.engines.models import load_model
     sft_cmd(teachers, out=str(tmp_path/"lora"), lora=True, max_steps=1, save_steps=100, batch_size=1, lr=1e-3,
             device="cpu", val_k=0)
     assert not (tmp_path/"lora"/"adapter_config.json").exists()           # a plain model, not an adapter

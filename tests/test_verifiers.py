@@ -6,8 +6,8 @@ import json, os, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest
 from conftest import MODEL
-from twentyq.beliefs import score_beliefs
-from twentyq.rewards import turn_rewards
+from twentyq.scoring.beliefs import score_beliefs
+from twentyq.training.rewards import turn_rewards
 from twentyq.metrics import verified_win
 from twentyq.rollout import play
 from twentyq.runs import read_run, check_record

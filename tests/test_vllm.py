@@ -9,9 +9,9 @@ import httpx, pytest
 import pandas as pd
 from conftest import MODEL, twentyq
 from twentyq.rollout import play
-from twentyq.beliefs import score_run, score_beliefs
+from twentyq.scoring.beliefs import score_run, score_beliefs
 from twentyq.runs import read_run
-from twentyq.serving import free_port
+from twentyq.engines.vllm_server import free_port
 
 pytestmark = pytest.mark.timeout(900)
 QUICK = dict(protocol="paper", secrets="nouns_test", max_questions=2, questioner_max_tokens=16, judge_max_tokens=24, progress=False)

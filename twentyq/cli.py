@@ -15,12 +15,13 @@ from .metrics import summary
 from .games import protocol_columns
 from .pipeline import reproduce
 from .runs import RunLocked, import_inspect
-from .models import ModelLoadError
-from .serving import ServerError, serve_cmd
-from .train import sft_cmd
-from .grpo import grpo_cmd
-from .beliefs import score_run, beliefs_path
-from .onepass import belief_prompts
+from .engines.models import ModelLoadError
+from .engines.openai_compat import ServerError
+from .engines.vllm_server import serve_cmd
+from .training.sft import sft_cmd
+from .training.grpo import grpo_cmd
+from .scoring.beliefs import score_run, beliefs_path
+from .scoring.onepass import belief_prompts
 from .knowledge import build_knowledge
 from .wordlists import build_wordlists
 from .games.guess_my_city import build_cities

@@ -6,14 +6,13 @@ Docs: https://twentyq.github.io/twentyq/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #c6042941
 from __future__ import annotations
-import ctypes, hashlib, gc, os, random, re, resource, sys, threading, time, warnings
+import ctypes, hashlib, gc, importlib.abc, os, random, re, resource, sys, threading, time, warnings
 from contextlib import contextmanager
 from pathlib import Path
-import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'logprob_eps', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256',
-           'ResultWarning', 'console_to', 'free_memory', 'measured']
+__all__ = ['repo_root', 'logprob_eps', 'moved', 'cache_dir', 'data_path', 'pick_device', 'pick_dtype', 'set_seed', 'file_sha256',
+           'MovedModule', 'refuse_moved', 'ResultWarning', 'console_to', 'free_memory', 'measured']
 
 # %% ../nbs/00_core.ipynb #af333b4f
 def cache_dir(*parts:str, # sub-folders below the cache root
@@ -61,7 +60,7 @@ logprob_eps = 1e-4
 def set_seed(seed:int, # the seed for python, numpy and torch
             ):
     "Seed every random number generator a rollout touches."
-    import torch   # deferred: seconds to import, and only model work needs it
+    import numpy as np, torch   # deferred: torch takes seconds, and core imports only the standard library
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
 
 # %% ../nbs/00_core.ipynb #716a8e52
@@ -72,6 +71,25 @@ def file_sha256(path:Path|str, # file to hash
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1<<20), b""): h.update(chunk)
     return h.hexdigest()
+
+# %% ../nbs/00_core.ipynb #ab5002e9
+moved = {"sampling": "engines.sampling", "models": "engines.models", "backend": "engines.hf",
+         "serving": "engines.openai_compat, engines.vllm_server, engines.fake_server", "players": "engines.players",
+         "onepass": "scoring.onepass", "beliefs": "scoring.beliefs", "observer": "scoring.observer",
+         "rewards": "training.rewards", "validation": "training.validation", "train": "training.sft",
+         "grpo": "training.grpo"}
+
+class MovedModule(importlib.abc.MetaPathFinder):
+    "Refuses an old module path of twentyq in one line that names its new path (`moved`)."
+    def find_spec(self, name, path=None, target=None):
+        old = name.removeprefix("twentyq.")
+        if name == old or old not in moved: return None
+        new = " or ".join(f"twentyq.{m}" for m in moved[old].split(", "))
+        raise ModuleNotFoundError(f"twentyq.{old} moved to {new}: import it from there", name=name)
+
+def refuse_moved():
+    "Put `MovedModule` first on `sys.meta_path`, once."
+    if not any(isinstance(f, MovedModule) for f in sys.meta_path): sys.meta_path.insert(0, MovedModule())
 
 # %% ../nbs/00_core.ipynb #1e7fead1
 class ResultWarning(UserWarning):

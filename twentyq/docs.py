@@ -41,7 +41,8 @@ def nb_title(path:Path|str, # a notebook
 
 def nb_module(path:Path|str, # a notebook
              ) -> str|None:
-    ("The module the notebook exports (its `#| default_exp`), e.g. 'twentyq.beliefs' or 'twentyq.games' (a package's "
+    ("The module the notebook exports (its `#| default_exp`), e.g. 'twentyq.scoring.beliefs' or 'twentyq.games' "
+     "(a package's "
      "`__init__`); None if it exports none.")
     for c in nbformat.read(path, as_version=4).cells:
         m = re.search(r"^#\|\s*default_exp\s+(\S+)", c.source, re.M) if c.cell_type == "code" else None
@@ -134,7 +135,7 @@ class DocmentsExtension(griffe.Extension):
 # %% ../nbs/63_docs.ipynb #896f0c28
 def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
 
-def api_markdown(module:str, # e.g. "twentyq.beliefs"
+def api_markdown(module:str, # e.g. "twentyq.scoring.beliefs"
                  notebook:str|None=None, # its notebook, relative to nbs/ (for a link back)
                 ) -> str:
     ("The API page of `module`: its title, a link to its notebook, then mkdocstrings renders the module "

@@ -10,9 +10,9 @@ __all__ = ['twentyq_chat', 'sampling_of', 'TwentyqModel']
 # %% ../nbs/71_inspect_model.ipynb #32004594
 import asyncio, threading
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
-from .sampling import Sampling
+from .engines.sampling import Sampling
 from .protocols import template_kw
-from .players import player
+from .engines.players import player
 
 # %% ../nbs/71_inspect_model.ipynb #4c8665d5
 def twentyq_chat(messages:list, # Inspect's chat messages

@@ -19,13 +19,13 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessag
 from inspect_ai.scorer import Score, mean, scorer, stderr
 from inspect_ai.solver import solver
 from inspect_ai._util.package import get_installed_package_name   # whether Inspect namespaces our tasks (no public API)
-from .sampling import Sampling
-from .serving import server_fields
+from .engines.sampling import Sampling
+from .engines.openai_compat import server_fields
 from .protocols import new_game, game_over, template_kw
-from .players import player, check_role, check_game, is_model_free
+from .engines.players import player, check_role, check_game, is_model_free
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
-from .beliefs import game_beliefs
+from .scoring.beliefs import game_beliefs
 from .runs import check_record
 from . import inspect_model  # registers twentyq's players as Inspect's `twentyq` model provider
 

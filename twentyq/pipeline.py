@@ -14,22 +14,22 @@ import pandas as pd
 from tqdm.auto import tqdm
 from .core import measured, file_sha256, console_to
 from .runs import load_run, model_label
-from .models import release_models
+from .engines.models import release_models
 from .analysis import make_reference
-from .players import is_model_free, check_role, player
+from .engines.players import is_model_free, check_role, player
 from .games.wordnet import candidate_words
 from .games.twenty_questions import get_protocol
 from .protocols import game_protocol
 from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
-from .beliefs import score_run
-from .onepass import keep_transcripts
-from .observer import observe_run
-from .train import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
-from .validation import Validation
+from .scoring.beliefs import score_run
+from .scoring.onepass import keep_transcripts
+from .scoring.observer import observe_run
+from .training.sft import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
+from .training.validation import Validation
 from .games import training_secrets, model_free_questioner
-from .grpo import grpo, GRPOSpec
+from .training.grpo import grpo, GRPOSpec
 from .report import (paper_notebooks, game_notebooks, run_report_notebooks, write_index, slug,
                             unread_cards)
 

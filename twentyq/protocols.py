@@ -9,7 +9,7 @@ from __future__ import annotations
 import random, re
 from dataclasses import dataclass, field, replace
 from typing import Callable
-from .sampling import Sampling
+from .engines.sampling import Sampling
 from .runs import new_record, new_turn
 
 # %% auto #0

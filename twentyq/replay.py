@@ -15,7 +15,7 @@ from .runs import read_run, records_of, check_record, load_beliefs
 from .protocols import strip_thinking
 from .metrics import crosscheck, names_secret
 from .edits import flip_answer
-from .beliefs import score_beliefs
+from .scoring.beliefs import score_beliefs
 
 # %% auto #0
 __all__ = ['outcomes', 'replay_css', 'load_games', 'game_outcome', 'filter_games', 'game_label', 'find_game', 'verdict_html',

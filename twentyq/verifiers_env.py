@@ -15,15 +15,15 @@ from openai import AsyncOpenAI
 from pydantic import field_validator
 import verifiers.v1 as vf
 from verifiers.v1.types import content_text
-from .sampling import Sampling
-from .serving import server_fields
+from .engines.sampling import Sampling
+from .engines.openai_compat import server_fields
 from .protocols import chat_so_far, game_over, game_protocol, new_game, template_kw
 from .games import get_game, knowledge_judge
-from .players import player, check_role, check_game
+from .engines.players import player, check_role, check_game
 from .rollout import RunSpec, run_config, run_protocol, game_specs, game_seeds
 from .metrics import verified_win
-from .rewards import question_penalties, turn_rewards
-from .beliefs import game_beliefs
+from .training.rewards import question_penalties, turn_rewards
+from .scoring.beliefs import game_beliefs
 
 # %% ../nbs/73_verifiers.ipynb #06941d14
 class TwentyQTaskConfig(vf.TaskConfig):

@@ -230,7 +230,7 @@ countryinfo (MIT, its regions). Nothing reads GeoNames at run time.
 
 ## Wordle: wordle_answers.txt, wordle_lmrl400.txt
 Copied from github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/wordle/vocab/` (MIT License, Copyright (c) 2022
-Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/15_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
+Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/13_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
 is `wordle_official.txt`, the Wordle answers: PAPRIKA's train (1515) and eval (800) lists split exactly these.
 `wordle_lmrl400.txt` (431) is `wordle_official_400.txt`, the vocabulary LMRL-Gym's scripts play. PAPRIKA
 (github.com/tajwarfahim/paprika) has no licence file, so its split does not ship: a user who has its eval list

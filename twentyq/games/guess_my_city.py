@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Callable
 from ..core import data_path
-from ..sampling import Sampling
+from ..engines.sampling import Sampling
 from ..protocols import Protocol, ask_question, answer_questioner, ask_judge
 from .twenty_questions import cia_questioner_sampling, ask_successor_judge
 from ..tagger import lmrl_tokens

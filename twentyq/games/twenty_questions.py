@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import partial
-from ..sampling import Sampling
+from ..engines.sampling import Sampling
 from ..runs import new_turn
 from ..protocols import (Protocol, strip_thinking, chat_so_far, ask_question, answer_questioner, ask_judge,
                                new_game, game_over, draw_shortlist)
