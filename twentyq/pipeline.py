@@ -18,7 +18,6 @@ from .engines.models import release_models
 from .analysis import make_reference
 from .engines.players import is_model_free, check_role, player
 from .games.wordnet import candidate_words
-from .games.twenty_questions import get_protocol
 from .protocols import game_protocol
 from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
@@ -374,7 +373,7 @@ games as one table."""
     for q in qs:
         runs = {p: out/"runs"/f"{p}--{slug(q)}" for p in ps}
         specs = [RunSpec(questioner=q, judge=judge, protocol=p,
-                         **{**_size_of(size, q), "secrets": get_protocol(p).secrets or size["secrets"]},
+                         **{**_size_of(size, q), "secrets": game_protocol(get_game(), p).secrets or size["secrets"]},
                          **(engine or {})) for p in ps]
         print(f"== play {', '.join(ps)}: {q} (questioner) vs {judge} (judge) -> "
               f"{', '.join(r.name for r in runs.values())}")
@@ -385,7 +384,7 @@ games as one table."""
                 for s in run_scorers(q, ss, refs, trained, all_pairs):
                     _score_all(run, [s], log, engine, candidates=scale_candidates(size) if s == q else None)
             # a protocol with a belief prompt of its own (cia: ΔBelief-RL's): the questioner's own games under it
-            if (bp := get_protocol(p).belief_prompt) != "paper" and q in ss:
+            if (bp := game_protocol(get_game(), p).belief_prompt) != "paper" and q in ss:
                 _score_all(run, [q], log, engine, belief_prompt=bp)
     return pd.concat(games, ignore_index=True)
 

@@ -27,7 +27,7 @@ __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_sys
            'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat',
            'lmrl_on_reply', 'lmrl_on_judge', 'successor_reply', 'successor_judge_text', 'ask_successor_judge',
            'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret', 'correct_cia', 'cia_start',
-           'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling', 'get_protocol']
+           'cia_on_reply', 'cia_on_judge', 'cia_questioner_sampling']
 
 # %% ../../nbs/08_twenty_questions.ipynb #642848a8
 paper_questioner_system = (
@@ -519,12 +519,3 @@ lenient_protocols = {
     "evals-shortlist": _forgiving(protocols["evals-shortlist"], on_reply=evals_on_reply, on_judge=evals_on_judge),
     "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
 }
-
-def get_protocol(name:str, # a protocol's name: a key of `protocols`
-                 lenient:bool=False, # twentyq's forgiving readings instead of the source's own rules
-                ) -> Protocol:
-    "The protocol called `name`, played by its source's rules (or, if `lenient`, with twentyq's forgiving readings)."
-    if name not in protocols: raise ValueError(f"Unknown protocol {name!r}; known: {', '.join(protocols)}")
-    if lenient and name not in lenient_protocols:
-        raise ValueError(f"protocol {name!r} has no forgiving reading: its source's code already corrects the judge")
-    return (lenient_protocols if lenient else protocols)[name]

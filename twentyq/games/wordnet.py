@@ -16,7 +16,7 @@ from ..engines.sampling import Abilities, ModelFree, chat_seeds
 from ..wordlists import load_secrets
 from ..protocols import CandidateAnswers, Game, with_budget, new_game, play_lockstep, draw_shortlist
 from ..edits import flip_answer
-from .twenty_questions import (protocols, lenient_protocols, get_protocol, lmrl_intro, paper_judge_system,
+from .twenty_questions import (protocols, lenient_protocols, lmrl_intro, paper_judge_system,
                                             paper_judge_user, paper_judge_chat, evals_gamemaster, lmrl_oracle,
                                             evals_classify, cia_judge_system, cia_judge_user, cia_invalid_answer,
                                             cia_repeated_answer, cia_invalid)
@@ -245,7 +245,7 @@ def next_move(chat:list[dict], # the chat a protocol gives its questioner
     q = None if g["must_guess"] or m.bit_count() == 1 else _question(pool, path, sampling, rng)
     if q is not None: return q
     word = pool["words"][(m & -m).bit_length() - 1]
-    return get_protocol(g["protocol"]).guess_form.format(word)
+    return protocols[g["protocol"]].guess_form.format(word)
 
 # %% ../../nbs/11_wordnet.ipynb #e9e33f22
 @cache
@@ -411,7 +411,7 @@ def play_wordnet(secrets:list[str]|str="nouns_test", # secrets: a list, a word-l
                  seed:int=0, # seed of the evals shortlists
                 ) -> list[dict]:
     "One game per secret, the WordNet questioner against `judge`, played in lockstep; the game records."
-    P = with_budget(get_protocol(protocol), max_questions)
+    P = with_budget(protocols[protocol], max_questions)
     table = (load_secrets(secrets) if isinstance(secrets, (str, Path))
              else pd.DataFrame(dict(secret=list(secrets), variants=[[]] * len(secrets))))
     qb, jb = WordNetQuestioner(candidates, knowledge), judge or KnowledgeJudge(knowledge)
@@ -475,7 +475,7 @@ def knowledge_contradictions(record:dict, # a game record
         a = t.get("answer")
         if t.get("judge_raw") is None or a not in ("Yes", "No", "Finished"): continue
         want = knowledge_answer(t.get("question") or "", record["secret"], kn)[0]
-        if want == "Finished": want = get_protocol(record.get("protocol", "paper")).secret_answer   # evals, LMRL: Yes
+        if want == "Finished": want = protocols[record.get("protocol", "paper")].secret_answer   # evals, LMRL: Yes
         if want is not None and want != a: out.append(t.get("turn", k + 1))
     return out
 
