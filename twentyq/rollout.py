@@ -13,6 +13,7 @@ import hashlib, time
 from collections import deque
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
@@ -23,7 +24,7 @@ from .core import file_sha256, set_seed, pick_device, pick_dtype, data_path
 from .runs import append_jsonl, hold_run, open_run
 from .engines.sampling import Sampling
 from .engines.players import is_model_free, players, check_role, check_game, default_judge, engine_can
-from .protocols import (Protocol, new_game, game_over, template_kw, draw_shortlist, with_budget,
+from .protocols import (Game, Protocol, new_game, game_over, template_kw, draw_shortlist, with_budget,
                                protocol_sampling, sampled_with, game_protocol, game_secrets)
 from .games import get_game, default_game
 from .wordlists import load_secrets, wordlist_path
@@ -70,14 +71,16 @@ class RunSpec:
     # tokens of K/V each model keeps to reuse across steps (0: off; in float32 replies are the same)
     prefix_cache_tokens:int=32768
 
-    def __post_init__(self):
-        ("The game, looked up once where the run enters (`G`, which every later step reads), and its defaults: its "
-         "first protocol, and that protocol's budget.")
-        object.__setattr__(self, "G", G := get_game(self.game))
-        if self.protocol is None: object.__setattr__(self, "protocol", next(iter(G.protocols)))
-        if self.max_questions is None:
-            object.__setattr__(self, "max_questions", game_protocol(G, self.protocol).max_questions)
+    @cached_property
+    def G(self) -> Game:
+        "The run's game, looked up once where the run enters; every later step reads it."
+        return get_game(self.game)
 
+    def __post_init__(self):
+        "The game's defaults: its first protocol, and that protocol's budget (a frozen dataclass sets them so)."
+        if self.protocol is None: object.__setattr__(self, "protocol", next(iter(self.G.protocols)))
+        if self.max_questions is None:
+            object.__setattr__(self, "max_questions", game_protocol(self.G, self.protocol).max_questions)
 
 # %% ../nbs/22_rollout.ipynb #15993b80
 @patch(as_prop=True)

@@ -14,6 +14,7 @@ from ..runs import read_jsonl, read_run, hold_run, belief_points, name_slug
 from .onepass import (check_scorer, default_elicitation, belief_prompt_of, default_template_kw,
                              score_games, score_candidates, naive_beliefs)
 from ..engines.players import player, is_model_free, check_role
+from ..protocols import Game
 from ..games import games_game
 
 # %% auto #0
@@ -76,9 +77,9 @@ def _frame(records, beliefs, cand, run, scorer, top_k=0):
     return pd.DataFrame(rows, columns=cols)
 
 # %% ../../nbs/31_beliefs.ipynb #8a107602
-def _belief_views(records, cands):
-    "Each record as its game's beliefs score it, with its candidates (`Game.belief_view`; none: `cands`)."
-    view = games_game(records).belief_view if records else None
+def _belief_views(records, cands, game:Game):
+    "Each record as its `game`'s beliefs score it, with its candidates (`Game.belief_view`; none: `cands`)."
+    view = game.belief_view
     return [view(r, cands) if view else (r, cands) for r in records]
 
 def _parts(views, n):
@@ -106,14 +107,16 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                   # a key of `onepass.belief_prompts` ("paper": E + " " + secret; "cia": the successor's "Is it '" +
                   # secret; "city"); None: the games' own (`Game.belief_prompt`)
                   belief_prompt:str|None=None,
+                  game:Game|None=None, # the games' game, resolved once by the caller (None: the one they name)
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."
     records, folder = _load_games(games)
-    belief_prompt = belief_prompt or games_game(records).belief_prompt
+    G = game or games_game(records)
+    belief_prompt = belief_prompt or G.belief_prompt
     elicitation, lead = belief_prompt_of(belief_prompt, elicitation)
     for r in records: belief_points(r)          # fail early, naming the bad game
     cands = _load_candidates(candidates)
-    views = _belief_views(records, cands)
+    views = _belief_views(records, cands, G)
     if any(c is not None for _, c in views) and lead != " ":
         raise ValueError(f"candidate sets are scored under a belief prompt that joins E and a candidate with a space "
                          f"(paper, city ...), not {belief_prompt!r}")
@@ -195,22 +198,23 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
     if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, check_role(scorer, "scorer"))
     records = read_run(run_dir)
     for r in records: belief_points(r)
-    belief_prompt = belief_prompt or games_game(records).belief_prompt
+    G = games_game(records)   # the run's game, resolved once
+    belief_prompt = belief_prompt or G.belief_prompt
     belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads
         be, cands = _load_scorer(scorer, device, engine, server), _load_candidates(candidates)
         try: _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw,
-                         games_per_part, progress, top_k, belief_prompt)
+                         games_per_part, progress, top_k, belief_prompt, G)
         finally:
             if isinstance(scorer, str) and be.can.closes: be.close()   # stops a server the vllm engine started
     return pd.read_parquet(beliefs_path(run_dir, be.name, belief_prompt))
 
 # %% ../../nbs/31_beliefs.ipynb #25627009
 def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size, chunk, template_kw, games_per_part,
-                progress, top_k, belief_prompt="paper"):
+                progress, top_k, belief_prompt, game):
     "Score the games of `records` that `run_dir`'s beliefs of `be` lack, a part file per `games_per_part` games."
     elicitation = belief_prompt_of(belief_prompt, elicitation)[0]
-    own = cands is None and any(c is not None for _, c in _belief_views(records[:1], None))   # a set per game
+    own = cands is None and any(c is not None for _, c in _belief_views(records[:1], None, game))   # a set per game
     meta = dict(scorer=be.name, elicitation=elicitation, terminator=terminator if cands or own else None,
                 template_kw=default_template_kw if template_kw is None else template_kw,
                 candidates="per game" if own else None if cands is None else
@@ -226,7 +230,8 @@ def _score_todo(run_dir, records, be, cands, elicitation, terminator, batch_size
         for a in range(0, len(todo), games_per_part):
             part = todo[a:a+games_per_part]
             _write_part(out, score_beliefs(part, be, elicitation, cands, run_dir.name, terminator, batch_size, chunk,
-                                           template_kw, progress=False, top_k=top_k, belief_prompt=belief_prompt))
+                                           template_kw, progress=False, top_k=top_k, belief_prompt=belief_prompt,
+                                           game=game))
             bar.update(len(part))
 
 # %% ../../nbs/31_beliefs.ipynb #af5e7804

@@ -13,7 +13,7 @@ from ..core import logprob_eps
 import json, os
 from pathlib import Path
 from ..runs import record_qa, read_run, hold_run, name_slug
-from ..protocols import template_kw
+from ..protocols import Game, template_kw
 from ..engines.hf import split_pair, shared_start
 from dataclasses import replace
 from ..engines.sampling import Sampling
@@ -73,7 +73,7 @@ def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       batch_size:int=4, # questions per forward pass
                       chunk:int=1024, # most trie nodes per pass
                       stats:dict|None=None, # if given, counts of the work are added (and `naive_tokens`)
-                      game:str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: the default)
+                      game:Game|str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: the default)
                      ) -> np.ndarray:
     "log P(a | q, c) for a in Yes, No (normalised over the two), per question and candidate: [question, candidate, a]."
     _in_process(judge)
@@ -180,8 +180,9 @@ def ideal_observer(games:list[dict], # game records
      "game that only a model judges is watched through its judge (`judge_observer`).")
     if (G := games_game(games)).observer is None and G.judge_view is not None:
         if judge is None: raise ValueError(f"{G.name} has no knowledge, only a model judges it: pass that judge")
-        return judge_observer(games, judge, candidates, prior, batch_size=batch_size, chunk=chunk, stats=stats)
-    lik, game = {}, G.name if judge is not None else None   # the judge scores one game's chat
+        return judge_observer(games, judge, candidates, prior, batch_size=batch_size, chunk=chunk, stats=stats,
+                              game=G)
+    lik, game = {}, G if judge is not None else None   # the judge scores one game's chat
     for words, qs in (unread_questions(games, candidates, knowledge) if judge is not None else {}).items():
         lik |= {(words, q): lp for q, lp in zip(qs, judge_likelihoods(judge, qs, list(words), batch_size, chunk,
                                                                       stats, game))}
@@ -269,10 +270,11 @@ def judge_observer(games:list[dict], # game records of one game that only a mode
                    batch_size:int=4, # games per forward pass
                    chunk:int=1024, # most trie nodes per pass
                    stats:dict|None=None, # if given, the judge's work is counted into it
+                   game:Game|None=None, # the games' game, resolved once by the caller (None: the one they name)
                   ) -> pd.DataFrame:
     ("The observer of a model judge: `observe`'s rows, each turn weighed by the judge's likelihood of its reply (as "
      "generated) under each candidate; `shown`: the questioner saw that reply's reading unchanged.")
-    G = games_game(games)
+    G = game or games_game(games)
     if G.judge_view is None: raise ValueError(f"{G.name} has no Game.judge_view: its judge cannot be conditioned")
     _in_process(judge)
     views = [G.judge_view(g, candidates) for g in games]
