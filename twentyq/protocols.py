@@ -110,26 +110,34 @@ class JudgeView:
 
 @dataclass
 class Game:
-    "One information-seeking game: its protocols, the secrets it is played on and its model-free players."
+    ("One information-seeking game, whole: what it is, how it is played, judged, believed and observed. A new game "
+     "is one of these in its own room of `twentyq.games`, and one row of `games.games`.")
+    # what the game is
     name: str                            # its name: a key of `games.games`
     protocols: dict                      # {name: Protocol}, each by its source's rules
     secrets: str                         # the shipped list its games are played on when none is given
     # the shipped list a training draws its secrets from (None: it is not trained); never validated on
     train_secrets: str|None = None
     protocol_secrets: dict = field(default_factory=dict)   # {protocol: list} for a protocol played on another list
+    # how it is played
     lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
+    # how it is judged
     judge: str|None = None               # the judge of a model questioner when none is named (None: itself)
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)
     readable: Callable|None = None       # games -> the share of their questions its knowledge judge reads
-    belief_prompt: str = "paper"         # the belief prompt its games are scored under when none is named
-    # (candidates, protocol, knowledge) -> `CandidateAnswers`: what its ideal observer reads (None: it has none)
-    observer: Callable|None = None
     judge_chat: Callable|None = None     # (secret, question) -> the judge's chat, for a model judge's likelihoods
     flip: Callable|None = None           # (record, turn) -> the record with that answer otherwise (Fig. 4's flip)
+    # how its beliefs are scored
+    belief_prompt: str = "paper"         # the belief prompt its games are scored under when none is named
+    # {name: (E, what joins E and the secret)}: its own belief prompts, beside the papers' (`onepass.belief_prompts`)
+    belief_prompts: dict = field(default_factory=dict)
     # (record, candidates) -> (the record as its beliefs score it, its candidates): a secret that is not what the
     # questioner names (a story's culprit), a candidate set per game (None: the record and the caller's candidates)
     belief_view: Callable|None = None
+    # how it is observed
+    # (candidates, protocol, knowledge) -> `CandidateAnswers`: what its ideal observer reads (None: it has none)
+    observer: Callable|None = None
     # (record, candidates) -> `JudgeView`: what the observer of its model judge weighs (None: knowledge, or nothing)
     judge_view: Callable|None = None
 

@@ -364,6 +364,8 @@ guess_my_city_game = Game("guess-my-city", city_protocols, secrets="gmc_eval", t
                           protocol_secrets={"lmrl": lmrl_list},
                           players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
                           readable=city_readable_share, belief_prompt="city",
+                          # the start of its guess "Is the city Lima, Peru?": "...Is the city Lima"
+                          belief_prompts={"city": ("Is the city", " ")},
                           observer=city_observer, judge_chat=paprika_judge_chat,
                           flip=counterfactual_answer)
 

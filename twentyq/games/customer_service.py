@@ -120,5 +120,7 @@ def cs_judge_view(record:dict, # a customer service game's record
 cs_protocols = {"paprika": story_protocol(cs_start, cs_on_reply, cs_on_judge, 3000, questioner_max_tokens=100,
                                           guess_form="{}", belief_prompt="solution", secrets="cs_eval")}
 customer_service_game = Game("customer-service", cs_protocols, secrets="cs_eval", belief_prompt="solution",
+                             # "...Is the solution: The fridge door is ajar"
+                             belief_prompts={"solution": ("Is the solution:", " ")},
                              judge_chat=cs_judge_chat, belief_view=cs_belief_view,
                              judge_view=cs_judge_view)

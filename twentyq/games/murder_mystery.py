@@ -274,4 +274,5 @@ def mm_judge_view(record:dict, # a murder mystery's game record
     return JudgeView(names, names.index(row["culprit"]), chat)
 
 murder_mystery_game = Game("murder-mystery", mm_protocols, secrets="mm_eval", belief_prompt="culprit",
+                           belief_prompts={"culprit": ("Is the culprit", " ")},   # "...Is the culprit Dr. Saito"
                            judge_chat=mm_judge_chat, belief_view=mm_belief_view, judge_view=mm_judge_view)

@@ -73,7 +73,7 @@ def judge_likelihoods(judge, # an in-process model judge (engine "hf")
                       batch_size:int=4, # questions per forward pass
                       chunk:int=1024, # most trie nodes per pass
                       stats:dict|None=None, # if given, counts of the work are added (and `naive_tokens`)
-                      game:Game|str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: the default)
+                      game:Game|str|None=None, # the game whose judge chat is scored (`Game.judge_chat`; None: default)
                      ) -> np.ndarray:
     "log P(a | q, c) for a in Yes, No (normalised over the two), per question and candidate: [question, candidate, a]."
     _in_process(judge)

@@ -14,6 +14,7 @@ from ..core import ResultWarning
 from ..runs import belief_points
 from ..protocols import template_kw
 from ..engines.hf import split_pair, shared_start
+from ..games import games
 
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
@@ -22,12 +23,11 @@ __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'beli
 
 # %% ../../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
-belief_prompts = {   # name: (E, what joins E and the secret)
+# name: (E, what joins E and the secret): the papers' two, then each game's own (`Game.belief_prompts`)
+belief_prompts = {
     "paper": (default_elicitation, " "),   # "...Is the secret word cat"
     "cia": ("Is it '", ""),                # the successor's ELICITATION_PROMPT "Is it '{0}'?": "...Is it 'cat"
-    "city": ("Is the city", " "),          # Guess My City's guess "Is the city Lima, Peru?": "...Is the city Lima"
-    "culprit": ("Is the culprit", " "),    # the murder mystery's: "...Is the culprit Dr. Saito"
-    "solution": ("Is the solution:", " ")} # customer service's: "...Is the solution: The fridge door is ajar"
+    **{name: p for G in games.values() for name, p in G.belief_prompts.items()}}
 
 def belief_prompt_of(name:str, # a belief prompt's name (a key of `belief_prompts`)
                      elicitation:str|None=None, # the paper prompt's E, if not `default_elicitation`
