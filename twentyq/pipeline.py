@@ -628,6 +628,27 @@ def readme_figure(report:Path|str, # a report folder (the main job's `out`)
     return made
 
 # %% ../nbs/62_pipeline.ipynb #e9b949db
+def _job_steps(job:Job) -> pd.DataFrame:
+    "The job's steps with their seconds and peaks, written to steps.csv and printed."
+    steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
+    steps.to_csv(job.out/"steps.csv", index=False)
+    print("\n" + steps.to_string(index=False, na_rep=""))
+    return steps
+
+def _report_line(job:Job, steps:pd.DataFrame, times:dict, t0:float):
+    "The job's last line: the report, its seconds in all and per stage, its peak memory."
+    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; "
+          + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
+          + f"; peak memory {steps[['peak_gb', 'child_peak_gb']].max().max():.2f} GiB, {job.out/'steps.csv'})")
+
+def _refuse_failed(job:Job):
+    "An error naming the figure or model notebooks that failed, if any did."
+    if f := job.failed.get("figures"):
+        raise RuntimeError(f"figure notebook(s) failed: {', '.join(f)} (their cards in {job.out/'index.html'} show "
+                           "the errors)")
+    if f := job.failed.get("models"):
+        raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
+
 def reproduce(out:str="reports/embedded", # report folder
               # comma-separated questioners: models, or the model-free `wordnet`
               questioners:str="smollm2-135m,gemma3-270m,wordnet",
@@ -662,16 +683,8 @@ def reproduce(out:str="reports/embedded", # report folder
     with console_to(job.out/"job.log") as terminal:   # libraries' bars, trainers' dicts and warnings go to the log
         terminal.write(f"twentyq reproduce, {scale} scale: {job.out.resolve()} (all it prints: {job.out/'job.log'})\n")
         times = run_stages(job, [s for s in stages if s != "train" or job.train], terminal)
-        steps = pd.DataFrame(job.log, columns=["step", "seconds", "peak_gb", "child_peak_gb"])
-        steps.to_csv(job.out/"steps.csv", index=False)
-        print("\n" + steps.to_string(index=False, na_rep=""))
-    print(f"\nreport: {(job.out/'index.html').resolve()} ({time.time() - t0:.0f} s; "
-          + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
-          + f"; peak memory {steps[['peak_gb', 'child_peak_gb']].max().max():.2f} GiB, {job.out/'steps.csv'})")
-    if f := job.failed.get("figures"):
-        raise RuntimeError(f"figure notebook(s) failed: {', '.join(f)} (their cards in {job.out/'index.html'} show "
-                           "the errors)")
-    if f := job.failed.get("models"):
-        raise RuntimeError(f"model notebook(s) failed: {', '.join(f)} (see {job.out/'notebooks'})")
+        steps = _job_steps(job)
+    _report_line(job, steps, times, t0)
+    _refuse_failed(job)
     if readme: print(f"README figure -> {readme}: {readme_figure(job.out, readme)['caption']}")
     return job.table

@@ -104,9 +104,7 @@ def score_beliefs(games, # list of game records, or a games.jsonl file / run fol
                   games_per_step:int=32, # games scored together between progress updates
                   device:str|None=None, # device when `scorer` is a name (None: CUDA if present)
                   top_k:int=0, # with candidates: also keep the `top_k` most likely candidates of each state
-                  # a key of `onepass.belief_prompts` ("paper": E + " " + secret; "cia": the successor's "Is it '" +
-                  # secret; "city"); None: the games' own (`Game.belief_prompt`)
-                  belief_prompt:str|None=None,
+                  belief_prompt:str|None=None, # a key of `onepass.belief_prompts` (None: the games' own)
                   game:Game|None=None, # the games' game, resolved once by the caller (None: the one they name)
                  ) -> pd.DataFrame:
     "Beliefs of `scorer` at every state of every game, one row per (game, state)."

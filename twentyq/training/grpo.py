@@ -264,6 +264,33 @@ def record_games(path:Path, # the training folder's games.jsonl
     for r in recs: append_jsonl(path, r)
 
 # %% ../../nbs/53_grpo.ipynb #20cf3703
+def _scored_games(prompts, trainer, tok, judge, table, out, name, spec, cia_weights, served):
+    "One step's games (a secret per prompt), played, rewarded and recorded: (games, rewards, credits)."
+    import torch   # deferred: seconds to import, and only training needs it
+    model, step = trainer.model, trainer.state.global_step
+    was_training = model.training; model.eval()
+    try:
+        with torch.no_grad():
+            policy = policy_backend(model, tok, name)   # scores the beliefs, and plays unless the servers do
+            adapter = (publish_adapter(model, served, out/"policy-adapters", step, trainer.accelerator) if served
+                       else None)
+            games = play_group(served or policy, judge, [table[p] for p in prompts], step, spec)
+            rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty,
+                                    spec.repeat_penalty, spec.hackable, spec.P.belief_prompt)
+            credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt) if cia_weights
+                       else [{}] * len(games))
+    finally: model.train(was_training)
+    for p, r, c in zip(prompts, rewards, credits):
+        # the game-level reward TRL logs; the group it was normalised in
+        if c: r["reward"], c["group"] = float(sum(c["turn_rewards"])), p
+    # as scored for the reward (the paper's prompt, or cia's)
+    beliefs, acc = [r.pop("beliefs", None) for r in rewards], trainer.accelerator
+    served_by = {"policy_adapter": str(adapter)} if adapter else {}
+    record_games(out/"games.jsonl", [{**g, "grpo_step": step, "grpo_process": acc.process_index, **served_by,
+                                      "reward": r, **({"beliefs": b} if b else {}), **c}
+                                     for g, r, b, c in zip(games, rewards, beliefs, credits)], acc)
+    return games, rewards, credits
+
 def make_rollout(tok, # the policy's tokenizer
                  judge, # the judge's backend
                  table:dict, # secret -> its word-list row (variants ...)
@@ -277,30 +304,9 @@ def make_rollout(tok, # the policy's tokenizer
                  served:OpenAIBackend|None=None,
                 ):
     "TRL's `rollout_func(prompts, trainer)`: one game per prompt (a secret), played, rewarded and recorded."
-    import torch
     def rollout(prompts, trainer):
-        model, step = trainer.model, trainer.state.global_step
-        was_training = model.training; model.eval()
-        try:
-            with torch.no_grad():
-                policy = policy_backend(model, tok, name)   # scores the beliefs, and plays unless the servers do
-                adapter = (publish_adapter(model, served, out/"policy-adapters", step, trainer.accelerator) if served
-                           else None)
-                games = play_group(served or policy, judge, [table[p] for p in prompts], step, spec)
-                rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty,
-                                        spec.repeat_penalty, spec.hackable, spec.P.belief_prompt)
-                credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt) if cia_weights
-                           else [{}] * len(games))
-        finally: model.train(was_training)
-        for p, r, c in zip(prompts, rewards, credits):
-            # the game-level reward TRL logs; the group it was normalised in
-            if c: r["reward"], c["group"] = float(sum(c["turn_rewards"])), p
-        # as scored for the reward (the paper's prompt, or cia's)
-        beliefs, acc = [r.pop("beliefs", None) for r in rewards], trainer.accelerator
-        served_by = {"policy_adapter": str(adapter)} if adapter else {}
-        record_games(out/"games.jsonl", [{**g, "grpo_step": step, "grpo_process": acc.process_index, **served_by,
-                                          "reward": r, **({"beliefs": b} if b else {}), **c}
-                                          for g, r, b, c in zip(games, rewards, beliefs, credits)], acc)
+        games, rewards, credits = _scored_games(prompts, trainer, tok, judge, table, out, name, spec, cia_weights,
+                                                served)
         done = [game_completion(tok, g) for g in games]
         turn = ({"turn_credit": [(d["env_mask"], c["turn_advantages"]) for d, c in zip(done, credits)]}
                 if spec.credit == "turn" else {})
@@ -489,6 +495,15 @@ def make_trainer(spec:GRPOSpec, # the training
 
 # %% ../../nbs/53_grpo.ipynb #eebb28d2
 @delegates(GRPOSpec)
+def _step_secrets(s:GRPOSpec, procs:int):
+    "The training's secrets; an error if a step cannot take `secrets_per_step` of them, split evenly over `procs`."
+    rows = load_secrets(s.secrets).head(s.limit) if s.limit else load_secrets(s.secrets)
+    if len(rows) < s.secrets_per_step:
+        raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
+    if s.secrets_per_step % procs:
+        raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
+    return rows
+
 def grpo(
          # the training, whole; or give its fields (below) as keywords, any other as a `trl.GRPOConfig` setting
          spec:GRPOSpec|None=None,
@@ -501,11 +516,7 @@ def grpo(
     cia = _cia_weights(s.reward, s.credit, s.protocol, s.belief_weight, s.cia_win, s.cia_traj_len, s.cia_invalid,
                        s.cia_repeated, s.belief_lambda, s.G)
     v, _ = _validation(s), trackers(s.report_to)   # a validation or a tracker that cannot run: refused here
-    rows = load_secrets(s.secrets).head(s.limit) if s.limit else load_secrets(s.secrets)
-    if len(rows) < s.secrets_per_step:
-        raise ValueError(f"{s.secrets}: {len(rows)} secrets, fewer than secrets_per_step={s.secrets_per_step}")
-    if s.secrets_per_step % (procs := _processes()[0]):
-        raise ValueError(f"secrets_per_step={s.secrets_per_step} cannot be split evenly between {procs} processes")
+    rows = _step_secrets(s, procs := _processes()[0])
     (qs, js), t = s.sampling, loss_temperature(s)
     sampled = dict(questioner_sampling=sampled_with(qs), judge_sampling=sampled_with(js), loss_temperature=t)
     from transformers import set_seed   # after the checks: a refused training is refused before TRL loads

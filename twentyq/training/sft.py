@@ -263,6 +263,23 @@ def sft(model, # a model name for `twentyq.engines.models.load_model`, or a load
     return trainer
 
 # %% ../../nbs/52_sft.ipynb #97a09bce
+def _teacher_wins(runs, out, game, protocol, teacher_secrets, secrets, per_secret) -> list[dict]:
+    "The teachers' shortest verified wins: of the run folders `runs`, or of the game's model-free questioner."
+    if runs: folders = [Path(r.strip()).expanduser() for r in runs.split(",") if r.strip()]
+    else: folders = [teacher_games(out/"teacher", game, protocol, teacher_secrets)]
+    kept, report = sft_data(folders, secrets=secrets, per_secret=per_secret)
+    for k, v in report.items(): print(f"{k}: {v}")
+    if not kept:
+        raise ValueError(f"no verified wins in {runs}: nothing to train on (a win counts when the judge's 'Finished' "
+                         "answers a question that names the secret)")
+    return kept
+
+def _print_trained(tr, out:Path, val):
+    "The validation's lines, then the last step, its loss and where the model is."
+    loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
+    for line in val_lines(out) if val else []: print(line)
+    print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")
+
 @delegates(sft, but=["tok", "save", "lora", "save_steps", "resume", "validation"])
 def sft_cmd(runs:str=None, # comma-separated run folders of the teachers (None: the game's model-free questioner plays)
             game:str=None, # the game (None: the teachers' game; without teachers, Twenty Questions)
@@ -290,13 +307,7 @@ def sft_cmd(runs:str=None, # comma-separated run folders of the teachers (None: 
     ("Fine-tune a questioner on the shortest verified wins of teacher runs (rejection sampling), resuming from the "
      "last checkpoint in `out`; validate it on held-out secrets.")
     out, to = Path(out).expanduser() if out else Path("models")/f"{Path(model).name}-sft", trackers(report_to)
-    if runs: folders = [Path(r.strip()).expanduser() for r in runs.split(",") if r.strip()]
-    else: folders = [teacher_games(out/"teacher", game, protocol, teacher_secrets)]
-    kept, report = sft_data(folders, secrets=secrets, per_secret=per_secret)
-    for k, v in report.items(): print(f"{k}: {v}")
-    if not kept:
-        raise ValueError(f"no verified wins in {runs}: nothing to train on (a win counts when the judge's 'Finished' "
-                         "answers a question that names the secret)")
+    kept = _teacher_wins(runs, out, game, protocol, teacher_secrets, secrets, per_secret)
     rows = sft_rows(kept, load_tokenizer(model), per_turn=per_turn)
     v = Validation(limit=val_limit, k=val_k, every=val_every, seed=kwargs.get("seed", 0))
     val = sft_validator(v, get_game(game) if game else games_game(kept), protocol, model, out, max_questions,
@@ -307,9 +318,7 @@ def sft_cmd(runs:str=None, # comma-separated run folders of the teachers (None: 
     tr = sft(model, rows, out, device=device, save_steps=save_steps, lora=lora, num_train_epochs=epochs,
              learning_rate=lr, per_device_train_batch_size=batch_size, max_steps=max_steps, validation=val,
              report_to=to, **kwargs)
-    loss = [h["loss"] for h in tr.state.log_history if "loss" in h]
-    for line in val_lines(out) if val else []: print(line)
-    print(f"step {tr.state.global_step}" + (f", last loss {loss[-1]:.4f}" if loss else "") + f"; model: {out}")
+    _print_trained(tr, out, val)
 
 # %% ../../nbs/52_sft.ipynb #37f4d3ab
 def teacher_games(out:Path|str, # the run folder of the teacher's games
