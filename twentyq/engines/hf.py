@@ -41,8 +41,7 @@ import functools, time
 from collections import OrderedDict
 
 class PrefixStore:
-    ("A bounded LRU store of (token ids, K/V of those tokens) that finds the entry sharing the "
-     "longest prefix with new ids.")
+    "A bounded LRU store of (token ids, K/V of those tokens) that finds the entry sharing the longest prefix with ids."
     block = 16   # prefixes are indexed every `block` tokens; the last partial block is compared token by token
     def __init__(self, max_tokens:int, # most tokens held over all entries
                 ):
