@@ -58,8 +58,8 @@ def main():
     torch.set_num_threads(args.threads)
     from twentyq.engines.hf import split_pair
     from twentyq.engines.players import get_backend
-    from twentyq.scoring.onepass import (contexts, naive_beliefs, score_games, score_candidates, default_elicitation,
-                                 _tail, _tail_branches, _candidate_list)
+    from twentyq.scoring.onepass import contexts, naive_beliefs, score_games, default_elicitation, _tail, _tail_branches, _candidate_list
+    from twentyq.scoring.candidates import score_candidates
     be = get_backend("smollm2-135m", device="cpu", batch_size=args.batch_size)
     games = games_for_bench(be, args.games)
     E = default_elicitation

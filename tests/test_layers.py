@@ -31,6 +31,7 @@ LAYERS = [
     ("the table of games (the package games' own module); the vLLM servers twentyq starts",
      {"games", "engines.vllm_server"}),
     ("making a player from a name; the one-pass scorer", {"engines.players", "scoring.onepass"}),
+    ("candidate-set beliefs, on the one-pass scorer", {"scoring.candidates"}),
     ("playing and scoring, the ideal observer; twentyq's players as an Inspect model",
      {"rollout", "scoring.beliefs", "scoring.observer", "inspect_model"}),
     ("validation on held-out secrets, which the trainers run", {"training.validation"}),

@@ -51,7 +51,7 @@ def test_top_candidates_survive_parquet_and_agree_with_the_rank(run, be):
 def test_the_same_top_k_as_the_full_candidate_table(be):
     g = truncate(read_jsonl(FIXTURE)[0], 2)
     df = score_beliefs([g], be, candidates=CANDS, top_k=3, progress=False)
-    from twentyq.scoring.onepass import score_candidates
+    from twentyq.scoring.candidates import score_candidates
     sc = score_candidates([g], be, CANDS)[0]
     for t, r in df.iterrows():
         best = np.argsort(-sc["logprobs"][t])[:3]

@@ -75,7 +75,7 @@ def file_sha256(path:Path|str, # file to hash
 # %% ../nbs/00_core.ipynb #ab5002e9
 moved = {"sampling": "engines.sampling", "models": "engines.models", "backend": "engines.hf",
          "serving": "engines.openai_compat, engines.vllm_server, engines.fake_server", "players": "engines.players",
-         "onepass": "scoring.onepass", "beliefs": "scoring.beliefs", "observer": "scoring.observer",
+         "onepass": "scoring.onepass, scoring.candidates", "beliefs": "scoring.beliefs", "observer": "scoring.observer",
          "rewards": "training.rewards", "validation": "training.validation", "train": "training.sft",
          "grpo": "training.grpo"}
 

@@ -1,4 +1,4 @@
-"""The one-pass scorer: the questioner's belief in the secret after every answer of a game, exact, from one forward pass per game; over whole candidate sets from one pass per state; and on servers, one request per state.
+"""The one-pass scorer: the questioner's belief in the secret after every answer of a game, exact, from one forward pass per game; and on servers, one request per state. Candidate sets are scored in [candidates](31_candidates.ipynb).
 
 Docs: https://twentyq.github.io/twentyq/onepass.html.md"""
 
@@ -6,10 +6,9 @@ Docs: https://twentyq.github.io/twentyq/onepass.html.md"""
 
 # %% ../../nbs/30_onepass.ipynb #551b3f3a
 from __future__ import annotations
-import warnings, weakref
+import warnings, weakref, numpy as np
 from contextlib import contextmanager
 from functools import lru_cache
-import numpy as np
 from ..core import ResultWarning
 from ..runs import belief_points
 from ..protocols import template_kw
@@ -19,7 +18,7 @@ from ..games import games
 # %% auto #0
 __all__ = ['default_elicitation', 'belief_prompts', 'default_template_kw', 'belief_prompt_of', 'check_scorer', 'contexts',
            'naive_beliefs', 'build_trie', 'branch_logprob', 'vocab_logprobs', 'tree_logprobs', 'keep_transcripts',
-           'score_games', 'server_beliefs', 'naive_candidates', 'server_candidates', 'score_candidates']
+           'secret_chain', 'split_branch', 'prefix_warning', 'secret_rows', 'score_games', 'server_beliefs']
 
 # %% ../../nbs/30_onepass.ipynb #3b85e1f1
 default_elicitation = "Is the secret word"
@@ -376,9 +375,9 @@ def _plan_reads(rows, plans, k, W, P=0):
 
 # %% ../../nbs/30_onepass.ipynb #a9df5759
 @lru_cache(maxsize=None)
-def _chain(branch:tuple, scored:int): return build_trie([branch], [scored])
+def secret_chain(branch:tuple, scored:int): return build_trie([branch], [scored])   # one branch's trie, its tail read
 
-def _split_branch(tok, ctx_ids, context, continuation):
+def split_branch(tok, ctx_ids, context, continuation):
     ("The harness split of (context, continuation) as (branch after `ctx_ids`, scored tokens), or None if it "
      "does not extend `ctx_ids`.")
     c, y = split_pair(tok, context, continuation)
@@ -387,26 +386,27 @@ def _split_branch(tok, ctx_ids, context, continuation):
     return tuple(whole[n:]), len(y)
 
 # %% ../../nbs/30_onepass.ipynb #dd08a63e
-def _prefix_warning(record, backend, turns):
+def prefix_warning(record, backend, turns):
+    "Warn that `backend`'s chat template breaks the prefix property at `turns` of `record`."
     warnings.warn(f"game {record.get('game_id')!r}: the chat template of {backend.name!r} breaks the prefix property "
                   f"at turns {turns}: the tokens of such a state are not a prefix of the next state's (e.g. a "
                   "generation prompt unlike the rendered assistant turn), or not of its own with E appended; those "
                   "states are scored on their own contexts", ResultWarning, stacklevel=3)
 
-def _secret_rows(record, backend, elicitation, template_kw, lead=" "):
+def secret_rows(record, backend, elicitation, template_kw, lead=" "):
     "Rows scoring the true secret at every state of `record`; groups carry their state index in `keys`."
     ctxs = contexts(record, backend, template_kw)
     P = [backend.encode(c) for c in ctxs]
     X, cont = P[-1], lead + record["secret"]
     main, rows, broken = dict(x=X, groups=[], keys=[]), [], []
     for t, (c, p) in enumerate(zip(ctxs, P)):
-        br = _split_branch(backend.tok, p, c + elicitation, cont) if X[:len(p)] == p else None
-        if br is not None: main["groups"].append((_chain(*br), len(p))); main["keys"].append(t)
+        br = split_branch(backend.tok, p, c + elicitation, cont) if X[:len(p)] == p else None
+        if br is not None: main["groups"].append((secret_chain(*br), len(p))); main["keys"].append(t)
         else:
             broken.append(t)
             cx, y = split_pair(backend.tok, c + elicitation, cont)
-            rows.append(dict(x=cx, groups=[(_chain(tuple(y), len(y)), len(cx))], keys=[t]))
-    if broken: _prefix_warning(record, backend, broken)
+            rows.append(dict(x=cx, groups=[(secret_chain(tuple(y), len(y)), len(cx))], keys=[t]))
+    if broken: prefix_warning(record, backend, broken)
     return ([main] if main["groups"] else []) + rows, len(P)
 
 # %% ../../nbs/30_onepass.ipynb #fe3fccd4
@@ -427,7 +427,7 @@ def score_games(records:list[dict], # game records
     if not backend.can.in_process: return server_beliefs(records, backend, elicitation, template_kw, lead)
     rows, owner, sizes = [], [], []
     for gi, r in enumerate(records):
-        rs, n = _secret_rows(r, backend, elicitation, template_kw, lead)
+        rs, n = secret_rows(r, backend, elicitation, template_kw, lead)
         rows += rs; owner += [gi]*len(rs); sizes.append(n)
     outs = tree_logprobs(backend.model, rows, batch_size, chunk, stats, dry_run)
     res = [[np.nan]*n for n in sizes]
@@ -448,185 +448,3 @@ def server_beliefs(records:list[dict], # game records
                             [lead + r["secret"] for r, cs in zip(records, ctxs) for _ in cs])
     it = iter(flat)
     return [[next(it) for _ in cs] for cs in ctxs]
-
-# %% ../../nbs/30_onepass.ipynb #f280ad79
-def _tail(tok, text):
-    "The text after the last added (special) token of `text`."
-    ends = [i + len(s) for s in {t.content for t in tok.added_tokens_decoder.values()}
-            if s and (i := text.rfind(s)) >= 0]
-    return text[max(ends, default=0):]
-
-def _candidate_list(candidates, secret):
-    "Candidates without duplicates, in order, with `secret` appended if missing; and the secret's index."
-    seen = list(dict.fromkeys(w.strip() for w in candidates if w and w.strip()))
-    if secret not in seen: seen.append(secret)
-    return seen, seen.index(secret)
-
-def _candidate_tries(branches, idx, chunk):
-    "Tries over the branches of candidates `idx`, each with at most `chunk` run nodes: [(trie, candidate indices)]."
-    out, cur, pre = [], [], set()
-    for i in sorted(idx, key=lambda i: branches[i][0]):
-        b = branches[i][0]
-        new = {b[:k] for k in range(1, len(b))} - pre
-        if cur and len(pre) + len(new) > chunk:
-            out.append(cur); cur, pre, new = [], set(), {b[:k] for k in range(1, len(b))}
-        cur.append(i); pre |= new
-    if cur: out.append(cur)
-    return [(build_trie([branches[i][0] for i in c], [branches[i][1] for i in c]), c) for c in out]
-
-# %% ../../nbs/30_onepass.ipynb #27501e34
-def _verify_tail(tok, context, head, tail_ids, conts, branches):
-    ("Indices of candidates whose tail-based branch differs from the exact harness split after the full "
-     "`context` = head + tail + E.")
-    c_ids = tok(context.rstrip(), add_special_tokens=False).input_ids
-    wholes = tok([context + y for y in conts], add_special_tokens=False).input_ids
-    bad = []
-    for i, (w, br) in enumerate(zip(wholes, branches)):
-        n_ctx = len(c_ids) if w[:len(c_ids)] == c_ids else len(c_ids) - 1
-        if br is None or w != head + tail_ids + list(br[0]) or len(w) - n_ctx != br[1]: bad.append(i)
-    return bad
-
-def _exact_rows(backend, context, conts, t, idx):
-    "One row per continuation `conts[i]`, i in `idx`: its harness context, and the continuation as a single branch."
-    rows = []
-    for i in idx:
-        cx, y = split_pair(backend.tok, context, conts[i])
-        rows.append(dict(x=cx, groups=[(_chain(tuple(y), len(y)), len(cx))], keys=[(t, [i])]))
-    return rows
-
-# %% ../../nbs/30_onepass.ipynb #bf465ea0
-def naive_candidates(record:dict, # a game record
-                     backend, # scoring backend
-                     candidates:list[str], # candidate words
-                     elicitation:str=default_elicitation, # E
-                     terminator:str|None="?", # appended to each candidate (None: nothing)
-                     template_kw:dict|None=None, # chat-template variables
-                    ) -> np.ndarray:
-    ("[T+1, len(candidates)] log p(' ' + w + terminator | s_t + E), one padded batch of full contexts per "
-     "state (the reference).")
-    conts = [" " + w + (terminator or "") for w in candidates]
-    return np.array([backend.logprobs([c + elicitation]*len(conts), conts)
-                     for c in contexts(record, backend, template_kw)])
-
-# %% ../../nbs/30_onepass.ipynb #c704539a
-def _tail_branches(tok, tails, tail, elicitation, cands, term):
-    "(tail ids, branch of each candidate after the tail) with a memo per tail text."
-    if tail not in tails: tails[tail] = (tok(tail, add_special_tokens=False).input_ids, {})
-    tids, memo = tails[tail]
-    for w in cands:
-        if w not in memo: memo[w] = _split_branch(tok, tids, tail + elicitation, " " + w + term)
-    return tids, memo
-
-def _good_candidates(tok, ctx, p, tids, memo, cands, conts, si, tail, verified):
-    ("Indices of the candidates whose memoised branch holds after state `p`: its tokens end in the tail's, the secret "
-     "splits as memoised, and every candidate was checked in full once per tail.")
-    head = p[:len(p)-len(tids)]
-    ok = (p[len(head):] == tids and memo[cands[si]] is not None
-          and _split_branch(tok, p, ctx, conts[si]) == memo[cands[si]])
-    if ok and tail not in verified:
-        for i in _verify_tail(tok, ctx, head, tids, conts, [memo[w] for w in cands]): memo[cands[i]] = None
-        verified.add(tail)
-    return [i for i, w in enumerate(cands) if memo[w] is not None] if ok else []
-
-# %% ../../nbs/30_onepass.ipynb #f34204e4
-def _game_rows(rec, backend, candidates, elicitation, term, chunk, template_kw, memos):
-    ("(the game's result, empty; the rows that score it): candidate tries hung off its transcript, exact rows where a "
-     "candidate's tokens depend on the context.")
-    tok, (tails, verified, tries) = backend.tok, memos
-    cands, si = _candidate_list(candidates, rec["secret"])
-    conts, ctxs = [" " + w + term for w in cands], contexts(rec, backend, template_kw)
-    P = [backend.encode(c) for c in ctxs]
-    X = P[-1]
-    res = dict(game_id=rec.get("game_id"), secret=rec["secret"], candidates=cands, secret_index=si,
-               logprobs=np.full((len(ctxs), len(cands)), np.nan))
-    main, own, exact_turns, rows = dict(x=X, groups=[], keys=[]), [], [], []
-    for t, (c, p) in enumerate(zip(ctxs, P)):
-        tail = _tail(tok, c)
-        tids, memo = _tail_branches(tok, tails, tail, elicitation, cands, term)
-        good = _good_candidates(tok, c + elicitation, p, tids, memo, cands, conts, si, tail, verified)
-        if good:
-            row = main if X[:len(p)] == p else dict(x=p, groups=[], keys=[])
-            key = (tail, tuple(cands), tuple(good))          # the same tries serve every state (and game)
-            if key not in tries: tries[key] = _candidate_tries([memo[w] for w in cands], good, chunk)
-            for trie, idx in tries[key]:
-                row["groups"].append((trie, len(p))); row["keys"].append((t, idx))
-            if row is not main: own.append(t); rows.append(row)
-        rest = sorted(set(range(len(cands))) - set(good))
-        if len(rest) > 1: exact_turns.append(t)
-        rows += _exact_rows(backend, c + elicitation, conts, t, rest)
-    if own: _prefix_warning(rec, backend, own)
-    if exact_turns:
-        warnings.warn(f"game {rec.get('game_id')!r}: candidates at turns {exact_turns} do not tokenize independently "
-                      f"of the context under {backend.name!r}; they are scored one full context each (slow)",
-                      ResultWarning, stacklevel=3)
-    return res, rows + ([main] if main["groups"] else [])
-
-# %% ../../nbs/30_onepass.ipynb #73e81260
-def server_candidates(records:list[dict], # game records
-                      backend, # a backend with `render` and `logprobs`, e.g. `OpenAIBackend`
-                      candidates:list[str], # candidate words (the secret is added where missing)
-                      elicitation:str=default_elicitation, # E
-                      terminator:str|None="?", # appended to each candidate (None: nothing)
-                      template_kw:dict|None=None, # chat-template variables
-                     ) -> list[dict]:
-    ("`score_candidates`' results from a server: one log-probability request per state and candidate, all at once "
-     "(the server's prompt log-probabilities; no trie).")
-    res, pairs = [], []
-    for rec in records:
-        cands, si = _candidate_list(candidates, rec["secret"])
-        ctxs = contexts(rec, backend, template_kw)
-        pairs += [(c + elicitation, " " + w + (terminator or "")) for c in ctxs for w in cands]
-        res.append(dict(game_id=rec.get("game_id"), secret=rec["secret"], candidates=cands, secret_index=si,
-                        logprobs=np.full((len(ctxs), len(cands)), np.nan)))
-    flat = iter(backend.logprobs(*zip(*pairs)) if pairs else [])
-    for r in res: r["logprobs"].flat[:] = [next(flat) for _ in range(r["logprobs"].size)]
-    return res
-
-# %% ../../nbs/30_onepass.ipynb #227b9edf
-def _tagged(rows, kind): return [dict(r, keys=[(kind, k) for k in r["keys"]]) for r in rows]
-
-def _merged(rows:list[dict]) -> list[dict]:
-    "Rows with the same transcript made one, their groups and keys one after the other, in order."
-    out, at = [], {}
-    for r in rows:
-        if (k := tuple(r["x"])) in at: m = out[at[k]]; m["groups"] += r["groups"]; m["keys"] += r["keys"]
-        else: at[k] = len(out); out.append(dict(x=r["x"], groups=list(r["groups"]), keys=list(r["keys"])))
-    return out
-
-def score_candidates(records:list[dict], # game records
-                     backend, # scoring backend
-                     candidates:list[str], # candidate words (the secret is added where missing)
-                     elicitation:str=default_elicitation, # E, the start of the questioner's guess
-                     terminator:str|None="?", # appended to each candidate (None: nothing)
-                     batch_size:int=4, # rows (games) per forward pass
-                     chunk:int=1024, # most trie nodes per row and pass (bounds memory)
-                     template_kw:dict|None=None, # chat-template variables (default: enable_thinking=False)
-                     stats:dict|None=None, # if given, counts of the work done are added to it
-                     dry_run:bool=False, # only count the work into `stats`
-                     # also the true secret's belief (`score_games`, the paper's E), from the same pass over each
-                     # transcript: then (those beliefs, the candidates' results)
-                     with_secret:bool=False,
-                    ) -> list[dict]|tuple[list[list[float]], list[dict]]:
-    ("Per game: {game_id, secret, candidates, secret_index, logprobs [T+1, K]} with log p(' ' + w + "
-     "terminator | s_t + E).")
-    check_scorer(backend)
-    if not backend.can.in_process:   # a scorer on a server: a request per state and candidate
-        cs = server_candidates(records, backend, candidates, elicitation, terminator, template_kw)
-        return (server_beliefs(records, backend, elicitation, template_kw), cs) if with_secret else cs
-    # tail text -> (tail ids, {candidate: (branch, n scored) or None}); tails checked in full; tries by key
-    memos = ({}, set(), {})
-    rows, owner, res, sizes = [], [], [], []
-    for gi, rec in enumerate(records):
-        r, game_rows = _game_rows(rec, backend, candidates, elicitation, terminator or "", chunk, template_kw, memos)
-        # the secret's chains hang off each transcript beside its candidate tries
-        s_rows, n = _secret_rows(rec, backend, elicitation, template_kw) if with_secret else ([], 0)
-        game_rows = _merged(_tagged(s_rows, "secret") + _tagged(game_rows, "candidates"))
-        res.append(r); sizes.append(n); rows += game_rows; owner += [gi] * len(game_rows)
-    outs = tree_logprobs(backend.model, rows, batch_size, chunk, stats, dry_run)
-    lps = [[np.nan]*n for n in sizes]
-    for gi, row, out in zip(owner, rows, outs):
-        for (trie, _), (kind, key), lp in zip(row["groups"], row["keys"], out):
-            if kind == "secret": lps[gi][key] = branch_logprob(trie, lp, 0); continue
-            t, idx = key
-            res[gi]["logprobs"][t, idx] = [branch_logprob(trie, lp, j) for j in range(len(idx))]
-    return (lps, res) if with_secret else res
