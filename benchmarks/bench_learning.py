@@ -45,7 +45,8 @@ def train_sft(out:Path, a, seed:int) -> Path:
 
 def train_rl(out:Path, sft_dir:Path, name:str, a, seed:int) -> Path:
     "GRPO or ΔBelief-RL from the SFT model, validated every --every steps and at the last (its step 0 is SFT's last)."
-    from twentyq.training.grpo import grpo, GRPOSpec
+    from twentyq.training.grpo import grpo
+    from twentyq.training.grpo_spec import GRPOSpec
     d = out/f"{name}-{seed}"
     if (d/"config.json").exists(): return d
     common = dict(model=str(sft_dir), limit=64, steps=a.steps, secrets_per_step=a.per_step // 4, games_per_secret=4,

@@ -6,7 +6,8 @@ import json, os, socket, subprocess, sys
 from pathlib import Path
 import numpy as np, pytest, torch
 from dataclasses import fields
-from twentyq.training.grpo import GRPOSpec, grpo, weights_sha256
+from twentyq.training.grpo import grpo, weights_sha256
+from twentyq.training.grpo_spec import GRPOSpec
 from twentyq.engines.models import load_model
 from twentyq.runs import read_jsonl
 from twentyq.training.rewards import turn_rewards, turn_advantages, cia_reward_weights

@@ -2,7 +2,7 @@
 `twentyq grpo --policy-engine vllm --lora` starts a server of its own, plays the games of step k under step k's adapter, loaded at
 run time, and stops the server; step 1's adapter, loaded into the test run's shared server (LoRA enabled), gives greedy replies
 equal, token for token, to the in-process engine's with the same adapter merged. (A server given with --policy-server:
-53_grpo's `served_policy` checks.)"""
+54_grpo's `served_policy` checks.)"""
 import json, subprocess
 import pytest
 from safetensors.torch import load_file
@@ -31,7 +31,7 @@ def test_the_command_plays_each_step_under_its_adapter_on_a_server_of_its_own_wh
     out = tmp_path/"grpo"
     opts = ["--model", MODEL, "--steps", "2", "--secrets", "nouns_train", "--limit", "1", "--secrets-per-step", "1", "--games-per-secret", "2",
             "--max-questions", "2", "--questioner-max-tokens", "16", "--save-steps", "0", "--protocol", "cia", "--reward", "cia", "--credit", "turn",
-            "--lr", "0.02", "--policy-engine", "vllm", "--lora", "--val-k", "0"]   # without --lora refused: 53_grpo, `served_policy`'s checks
+            "--lr", "0.02", "--policy-engine", "vllm", "--lora", "--val-k", "0"]   # without --lora refused: 54_grpo, `served_policy`'s checks
     r = subprocess.run(twentyq("grpo", *opts, "--out", out), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "starting vLLM for smollm2-135m" in r.stderr and vllm_pids() == before   # the command stopped the server it started

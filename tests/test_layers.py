@@ -36,6 +36,7 @@ LAYERS = [
      {"rollout", "scoring.beliefs", "scoring.observer", "inspect_model"}),
     ("validation on held-out secrets, which the trainers run", {"training.validation"}),
     ("SFT, the replay", {"training.sft", "replay"}),
+    ("GRPO's training, whole: its spec", {"training.grpo_spec"}),
     ("GRPO", {"training.grpo"}),
     ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),
     ("the command line", {"cli"}),

@@ -77,7 +77,7 @@ moved = {"sampling": "engines.sampling", "models": "engines.models", "backend": 
          "serving": "engines.openai_compat, engines.vllm_server, engines.fake_server", "players": "engines.players",
          "onepass": "scoring.onepass, scoring.candidates", "beliefs": "scoring.beliefs", "observer": "scoring.observer",
          "rewards": "training.rewards", "validation": "training.validation", "train": "training.sft",
-         "grpo": "training.grpo"}
+         "grpo": "training.grpo, training.grpo_spec"}
 
 class MovedModule(importlib.abc.MetaPathFinder):
     "Refuses an old module path of twentyq in one line that names its new path (`moved`)."

@@ -28,7 +28,8 @@ from .scoring.observer import observe_run
 from .training.sft import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
 from .training.validation import Validation
 from .games import training_secrets, model_free_questioner
-from .training.grpo import grpo, GRPOSpec
+from .training.grpo import grpo
+from .training.grpo_spec import GRPOSpec
 from .report import (paper_notebooks, game_notebooks, run_report_notebooks, write_index, slug,
                             unread_cards)
 
