@@ -6,7 +6,8 @@ cleared before each (`report._fresh`). A table of seconds per notebook and in al
 Run: .venv/bin/python benchmarks/bench_report.py   (about 2 minutes on a 2-core machine; nothing else running)"""
 import tempfile, time
 from pathlib import Path
-from twentyq.report import _execute, _shutdown, notebooks_dir, paper_notebooks
+from twentyq.report import paper_notebooks
+from twentyq.notebook_runs import _execute, _shutdown, notebooks_dir
 
 def seconds(names:list[str], out:Path, new_kernel:bool) -> dict:
     "{name: wall seconds} executing each of `names` into `out`; `new_kernel`: a kernel of its own for each."

@@ -6,7 +6,7 @@ matplotlib.use("Agg")   # no display; the notebooks save their figures to files
 import matplotlib.pyplot as plt
 from fastcore.nbio import read_nb
 from execnb.shell import CaptureShell
-from twentyq.report import notebooks_dir
+from twentyq.notebook_runs import notebooks_dir
 
 def run_inline(name:str, **params):
     "Execute notebook `name` of nbs/paper with `params` in place of its defaults; the executed notebook (raises the first error)."

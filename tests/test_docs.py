@@ -171,8 +171,8 @@ def test_search_index_has_the_api_entries(site):
 
 def test_replay_page_is_linked_from_the_replay_notebook(site):
     h = page(site, "replay.html")
-    assert "Turn 6 of 6" in h and "tq-replay" in h and 'id="turn-6"' in h and 'href="61_replay.html"' in h
-    assert 'href="replay.html"' in page(site, "61_replay.html")
+    assert "Turn 6 of 6" in h and "tq-replay" in h and 'id="turn-6"' in h and 'href="62_replay.html"' in h
+    assert 'href="replay.html"' in page(site, "62_replay.html")
 
 
 def test_nothing_is_loaded_from_outside_the_site(site):

@@ -18,6 +18,7 @@ LAYERS = [
      {"core", "runs", "edits", "metrics", "engines.sampling", "engines", "scoring", "training"}),
     ("models, word lists, LMRL's noun tagger, rewards and analyses of plain tables, report cards",
      {"engines.models", "wordlists", "tagger", "training.rewards", "analysis", "report"}),
+    ("running the report's notebooks", {"notebook_runs"}),
     ("the protocols' machinery, the WordNet knowledge", {"protocols", "knowledge"}),
     ("Twenty Questions' rules: its five protocols", {"games.twenty_questions"}),
     ("Guess My City's rules: its two protocols (sampled as the successor's Twenty Questions), lists and knowledge",

@@ -1,5 +1,5 @@
 """The top candidates a scored run keeps (scored by `beliefs`, read back from parquet by the replay), on the fixture's real SmolLM2
-games scored by the real SmolLM2. The replay's renderers and widget are checked in nbs/61_replay.ipynb."""
+games scored by the real SmolLM2. The replay's renderers and widget are checked in nbs/62_replay.ipynb."""
 import json
 from pathlib import Path
 import numpy as np, pytest

@@ -221,7 +221,8 @@ def test_notebooks_on_small_real_runs(tmp_path):
 
 def test_failed_notebook_gets_a_card_in_its_place(tmp_path):
     "A figure notebook that raises does not stop the others; the index shows its error and links the executed notebook."
-    from twentyq.report import run_notebooks, write_index
+    from twentyq.report import write_index
+    from twentyq.notebook_runs import run_notebooks
     failed = run_notebooks(tmp_path, dict(runs_dir=str(tmp_path/"nowhere"), out_dir=str(tmp_path)), ["table1_pass_at_1", "fig4_flip"], progress=False)
     assert failed == ["table1_pass_at_1", "fig4_flip"]
     c = card(tmp_path, "table1_pass_at_1")

@@ -1,4 +1,4 @@
-"""The report of the main job: the cards that every figure notebook of `nbs/paper/` saves, running those notebooks with papermill, and one page that gathers the tables and figures, each with what it rests on, and failures in their place.
+"""The report of the main job: the cards that every figure notebook of `nbs/paper/` saves, and one page that gathers the tables and figures, each with what it rests on, and failures in their place. [notebook_runs](61_notebook_runs.ipynb) runs those notebooks.
 
 Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
@@ -6,20 +6,15 @@ Docs: https://twentyq.github.io/twentyq/report.html.md"""
 
 # %% ../nbs/60_report.ipynb #e5266b72
 from __future__ import annotations
-import atexit, html, json, os, sys, textwrap, time
-from contextlib import contextmanager
-import multiprocessing as mp
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import html, json, textwrap
 from pathlib import Path
 import numpy as np, pandas as pd
-from .core import repo_root
 from .runs import plain, model_label, name_slug
 
 # %% auto #0
 __all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'slug', 'model_columns', 'max_open_rows', 'basis', 'save_item',
-           'nothing_to_show', 'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'write_index',
-           'notebooks_dir', 'notebook_title', 'unread_cards', 'run_notebooks', 'run_model_notebooks',
-           'run_report_notebooks']
+           'nothing_to_show', 'text_overlaps', 'legend_covers', 'legible', 'panels', 'failed_item', 'cards_of',
+           'write_index']
 
 # %% ../nbs/60_report.ipynb #224377d7
 # every figure notebook of nbs/paper, in the index's order, with the games it reads: None, any game's runs and
@@ -257,7 +252,7 @@ def _notebook_of(stem:str) -> str|None:
      "the first '_' (fig2_…).")
     return next((n for n in paper_notebooks if stem.split("_")[0] == n.split("_")[0]), None)
 
-def _cards_of(out:Path, name:str) -> list[Path]:
+def cards_of(out:Path, name:str) -> list[Path]:
     "The JSON cards in `out` that figure notebook `name` writes."
     return list(out.glob(f"{name.split('_')[0]}_*.json"))
 
@@ -402,211 +397,3 @@ def write_index(out:Path|str, # report folder holding the JSON cards of `save_it
                                   f"{_head_html(out, cards, settings, links)}\n{body}\n</body></html>",
                                   encoding="utf-8")
     return out/"index.html"
-
-# %% ../nbs/60_report.ipynb #b1c5a059
-def notebooks_dir() -> Path:
-    "Where the figure notebooks live (`nbs/paper/` of the project)."
-    d = repo_root/"nbs"/"paper"
-    if not d.is_dir():
-        raise FileNotFoundError(f"{d} not found: the figure notebooks ship with the project's source, not the wheel")
-    return d
-
-def notebook_title(name:str, # a figure notebook's name
-                  ) -> str:
-    "The title (first heading) of figure notebook `name`."
-    nb = json.loads((notebooks_dir()/f"{name}.ipynb").read_text())
-    first = next(("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"), name)
-    return first.splitlines()[0].lstrip("# ").strip() if first.strip() else name
-
-def _error_line(e:Exception) -> str:
-    "The last line of a notebook's error: papermill's ename and evalue when it has them."
-    if hasattr(e, "ename"):
-        return f"{e.ename}: {str(e.evalue).strip().splitlines()[-1] if str(e.evalue).strip() else ''}"
-    lines = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {lines[-1] if lines else ''}"
-
-# %% ../nbs/60_report.ipynb #5147fd00
-def unread_cards(out:Path|str, # a game's page folder
-                 names:list[str]|None=None, # the figure notebooks asked for (None: every one)
-                ) -> list[str]:
-    "Write a card of one line for each of `names` that cannot read a game's runs (`cards`); their names."
-    unread = [n for n in names or paper_notebooks if cards.get(n)]
-    for n in unread: save_item(out, n, notebook_title(n), note=cards[n], has_data=False)
-    return unread
-
-# %% ../nbs/60_report.ipynb #c402de73
-_kernels = {} # this process's kernels by name, each reused for the notebooks the process executes
-
-async def _started(name:str, cwd:str, starts:int):
-    "A new kernel `name` that replied, from the first of `starts` tries whose kernel did not die at its start."
-    from jupyter_client.manager import AsyncKernelManager   # deferred: only the report's workers start kernels
-    for start in range(starts):
-        km = AsyncKernelManager(kernel_name=name); await km.start_kernel(cwd=cwd)
-        kc = km.client(); kc.start_channels()
-        try:
-            await kc.wait_for_ready(timeout=60)
-            return km
-        except RuntimeError:
-            await km.shutdown_kernel(now=True)   # alive or dead: its connection file and ports go too
-            if start == starts - 1: raise
-        finally: kc.stop_channels()
-
-def _kernel(name:str, # the kernel's name
-            cwd:str, # its working folder at its start
-            starts:int=3, # kernels to start before one that dies unstarted is an error
-           ):
-    ("This process's live kernel `name`, started at its first notebook (again if it died) and shut down when the "
-     "process exits. Two kernels started at once can pick one free port (zmq: address already in use): one of "
-     "them dies before it replies, and another is started. Its manager is nbclient's asynchronous one.")
-    from jupyter_core.utils import run_sync   # deferred: as papermill, the report's extra
-    km = _kernels.get(name)
-    if km is not None and not run_sync(km.is_alive)(): _shutdown(name); km = None   # died: its files and ports go
-    if km is None:
-        km = _kernels[name] = run_sync(_started)(name, cwd, starts)
-        atexit.register(_shutdown, name)   # once per kernel started; a second call finds none
-    return km
-
-def _shutdown(name:str="python3", # the kernel's name
-             ):
-    "Shut this process's kernel `name` down, if it has one: the next notebook starts another."
-    from jupyter_core.utils import run_sync   # deferred: as papermill, the report's extra
-    if km := _kernels.pop(name, None): run_sync(km.shutdown_kernel)(now=True)
-
-async def _fresh(km, cwd:str):
-    ("Give kernel `km` what a new kernel has for the next notebook: no names (`%reset -f`), no figures, and "
-     "`cwd` as its working folder. Modules stay imported: that is the time saved.")
-    code = ("%reset -f\nimport os as _os, matplotlib.pyplot as _plt\n"
-            f"_os.chdir({cwd!r}); _plt.close('all'); del _os, _plt")
-    kc = km.client(); kc.start_channels()
-    try: reply = await kc.execute_interactive(code, store_history=False, timeout=60, output_hook=lambda msg: None)
-    finally: kc.stop_channels()
-    if (r := reply["content"])["status"] != "ok":
-        raise RuntimeError(f"the kernel could not be cleared: {r.get('ename')}: {r.get('evalue')}")
-
-@contextmanager
-def _output_to(log:Path):
-    ("This process's standard output and error, at their file descriptors, into `log` (so the kernels it starts "
-     "write there too), and back after.")
-    sys.stdout.flush(); sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with open(log, "w") as f:
-        os.dup2(f.fileno(), 1); os.dup2(f.fileno(), 2)
-        try: yield
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            for fd, s in zip((1, 2), saved): os.dup2(s, fd); os.close(s)
-
-def _execute(src:str, dst:str, parameters:dict, cwd:str,
-             kernel:str="python3", # the kernel's name
-             starts:int=3, # kernels to start before a kernel that dies unstarted fails the notebook
-            ) -> tuple[str|None, float]:
-    ("Execute one notebook with papermill on this process's kernel, cleared first: (None or the error's last "
-     "line, seconds). What papermill prints goes to the executed notebook's .log, not to the terminal; so does "
-     "what a kernel prints outside its cells, into the log of the notebook it started for.")
-    import papermill as pm   # deferred: papermill and its kernels are the report's workers' only
-    from jupyter_core.utils import run_sync
-    t0, cwd = time.time(), str(Path(cwd).resolve())   # the kernel's folder moves: a relative one would move with it
-    with _output_to(Path(dst).with_suffix(".log")):
-        try:
-            km = _kernel(kernel, cwd, starts); run_sync(_fresh)(km, cwd)
-            pm.execute_notebook(src, dst, parameters=parameters, kernel_name=kernel, progress_bar=False, cwd=cwd, km=km)
-            return None, time.time() - t0
-        except Exception as e: return _error_line(e), time.time() - t0
-
-def _execute_all(todo:dict, # key -> `_execute`'s arguments (src, dst, parameters, cwd)
-                 workers:int=2, # notebooks executed at once, each by a process of its own with its kernel
-                ):
-    "Yield (key, error or None, seconds) for each notebook of `todo` as it finishes."
-    # spawn: the job holds torch's threads
-    with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=mp.get_context("spawn")) as ex:
-        futures = {ex.submit(_execute, *job): k for k, job in todo.items()}
-        for f in as_completed(futures): yield (futures[f], *f.result())
-
-def _notebook_jobs(out:Path, parameters:dict, names:list[str], key:str="") -> dict:
-    "`_execute_all`'s jobs for figure notebooks `names` into report folder `out`, each keyed `key` + its name."
-    (out/"notebooks").mkdir(parents=True, exist_ok=True)
-    todo = {}
-    for name in names:
-        src = notebooks_dir()/f"{name}.ipynb"
-        if not src.exists(): raise FileNotFoundError(f"no figure notebook {src}; known: {', '.join(paper_notebooks)}")
-        for old in _cards_of(out, name): old.unlink()     # cards of an earlier run of this notebook
-        todo[key + name] = (str(src), str(out/"notebooks"/f"{name}.ipynb"), parameters, str(out))
-    return todo
-
-def run_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/
-                  parameters:dict, # papermill parameters, the same for every notebook
-                  names:list[str]|None=None, # notebook names (default: `paper_notebooks`)
-                  progress:bool=True, # print one line per notebook as it finishes
-                  workers:int=2, # notebooks executed at once (each notebook's work is one kernel's, on one core)
-                  # more pages, their notebooks run in the same workers: {subfolder of `out`: (its parameters, names)}
-                  pages:dict|None=None,
-                 ) -> list[str]:
-    ("Execute each figure notebook with papermill; return the names of those that failed (each has a failed card), "
-     "a page's as <subfolder>/<name>.")
-    return run_report_notebooks(out, parameters, names or paper_notebooks, pages, progress=progress, workers=workers)[0]
-
-def _figure_jobs(out:Path, parameters:dict, names:list[str], pages:dict|None) -> dict:
-    "`_execute_all`'s jobs for figure notebooks `names` into `out`, and for each page's into its subfolder."
-    todo = _notebook_jobs(out, parameters, names)
-    for sub, (params, ns) in (pages or {}).items(): todo |= _notebook_jobs(out/sub, params, ns, f"{sub}/")
-    return todo
-
-def _figure_done(out:Path, key:str, err:str|None, secs:float, failed:set, progress:bool):
-    "A figure notebook finished: a failed card in its place if it failed or wrote no card, its key into `failed`."
-    sub, _, name = key.rpartition("/")
-    if err is None and not _cards_of(out/sub, name): err = "RuntimeError: the notebook ran but wrote no report item"
-    if err: failed.add(key); failed_item(out/sub, name, notebook_title(name), err)
-    if progress: print(f"   {key}: {'failed' if err else 'done'} ({secs:.0f} s)")
-
-# %% ../nbs/60_report.ipynb #7cd7f202
-def run_model_notebooks(
-                        # report folder; executed notebooks go to out/notebooks/model--<model>.ipynb and .html
-                        out:Path|str,
-                        models:list[str], # the models, one notebook each
-                        parameters:dict, # papermill parameters shared with the figure notebooks
-                        progress:bool=True, # print one line per model as its notebook finishes
-                        workers:int=2, # notebooks executed at once
-                       ) -> tuple[dict, list[str]]:
-    "({html file: link text} for the index, the models whose notebook failed)."
-    return run_report_notebooks(out, parameters, [], models=models, progress=progress, workers=workers)[1:]
-
-def _model_notebook(out:Path, model:str) -> Path: return out/"notebooks"/f"model--{slug(model)}.ipynb"
-
-def _model_jobs(out:Path, models:list[str], parameters:dict) -> dict:
-    "`_execute_all`'s jobs for each model's notebook (`model_report`), keyed 'model:' + the model."
-    (out/"notebooks").mkdir(parents=True, exist_ok=True)
-    keep = {k: v for k, v in parameters.items() if k in ("runs_dir", "out_dir", "reference_dir", "settings")}
-    return {f"model:{m}": (str(notebooks_dir()/"model_report.ipynb"), str(_model_notebook(out, m)), dict(keep, model=m),
-                           str(out)) for m in models}
-
-def _model_links(out:Path, models:list[str], errors:dict) -> dict:
-    "{html file: link text} of the models' executed notebooks, each rendered to HTML, in the models' order."
-    from nbconvert import HTMLExporter   # deferred: rendering the model notebooks only
-    links = {}
-    for m in models:
-        if not (dst := _model_notebook(out, m)).exists(): continue
-        dst.with_suffix(".html").write_text(HTMLExporter().from_filename(str(dst))[0])
-        links[f"notebooks/{dst.stem}.html"] = (f"{model_label(m)}: games, tables, belief curves"
-                                               + (" (failed)" if errors.get(m) else ""))
-    return links
-
-def run_report_notebooks(out:Path|str, # report folder; executed notebooks go to out/notebooks/
-                         parameters:dict, # papermill parameters, the same for every notebook
-                         names:list[str]|None=None, # figure notebooks (None: `paper_notebooks`)
-                         pages:dict|None=None, # more pages: {subfolder of `out`: (its parameters, names)}
-                         models:list[str]=(), # the models, a model notebook each
-                         progress:bool=True, # print one line per notebook as it finishes
-                         workers:int=2, # notebooks executed at once
-                        ) -> tuple[list[str], dict, list[str]]:
-    ("The figure notebooks, the pages' and the models' in one pool of workers, each worker's kernel reused across "
-     "them: (the figure notebooks that failed, as `run_notebooks`; the models' links and failures, as "
-     "`run_model_notebooks`).")
-    out, failed, errors = Path(out), set(), {}
-    todo = _figure_jobs(out, parameters, paper_notebooks if names is None else names, pages)
-    todo |= _model_jobs(out, models, parameters)
-    for key, err, secs in _execute_all(todo, workers):
-        if not key.startswith("model:"): _figure_done(out, key, err, secs, failed, progress); continue
-        errors[m := key.removeprefix("model:")] = err
-        if progress or err: print(f"   model notebook {m}: " + (f"failed: {err}" if err else f"done ({secs:.0f} s)"))
-    links = _model_links(out, models, errors) if models else {}   # (no models: no HTML exporter to import)
-    return [k for k in todo if k in failed], links, [m for m in models if errors.get(m)]
