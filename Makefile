@@ -88,7 +88,7 @@ test: $(DEV_STAMP) $(EXTRAS_STAMP) $(VLLM_STAMP) chromium
 	$(BIN)/python .ci/check_notebooks.py
 	$(BIN)/python -m pytest tests -q -rs -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder   # the notebooks too (test_notebooks)
 
-# the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/64_docs.ipynb):
+# the documentation site: mkdocs-material (mkdocs.yml) on the notebooks, staged by twentyq.docs (nbs/66_docs.ipynb):
 # every notebook executed (skipping #| slow cells), an API page per module, the replay; DOCS_ARGS e.g. "--execute paper/"
 docs: $(DEV_STAMP) $(EXTRAS_STAMP)
 	$(BIN)/python -m twentyq.docs $(DOCS_ARGS)

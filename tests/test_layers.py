@@ -39,6 +39,8 @@ LAYERS = [
     ("SFT, the replay", {"training.sft", "replay"}),
     ("GRPO's training, whole: its spec", {"training.grpo_spec"}),
     ("GRPO", {"training.grpo"}),
+    ("the main job's plan: its scales, its Job, its training stage", {"job"}),
+    ("the main job's stages that play and score", {"play_stages"}),
     ("the main job, the docs; twentyq in Inspect AI and in verifiers", {"pipeline", "docs", "inspect_task", "verifiers_env"}),
     ("the command line", {"cli"}),
 ]

@@ -56,7 +56,8 @@ def test_main_job_on_a_served_model_scores_candidate_sets(served, tmp_path):
     """The main job at its smallest with every model on a vLLM server (no training): own and reference games scored over the
     scale's candidates through the server, and the information card with data. On `twentyq serve`'s server, without LoRA, as
     the main job's vllm engine starts its servers."""
-    from twentyq.pipeline import reproduce, scales
+    from twentyq.pipeline import reproduce
+    from twentyq.job import scales
     scales["tiny-served"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12, judge_max_tokens=24,
                                  model_free=dict(limit=1, max_questions=13), candidates="nouns_test", n_candidates=2)
     try: reproduce(out=str(tmp_path), questioners=MODEL, scorers=MODEL, protocols="paper", scale="tiny-served", train="",
