@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 import pytest, yaml
 from fastcore.docments import docments
-from twentyq.docs import nav_files, nb_module, nb_title, notebooks
+from twentyq.docs import nav_files, nb_module, nb_title, notebooks, api_page
 from twentyq.report import paper_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,13 +51,13 @@ def test_nav_is_the_reading_order_titled_by_the_notebooks(site):
     rels = [p.relative_to(NBS).as_posix() for p in notebooks(NBS)]
     mods = [m for p in notebooks(NBS) if (m := nb_module(p))]
     assert len(rels) >= 25 and len(mods) >= 15
-    assert NAV[0] == "index.ipynb" and set(rels) <= set(NAV) and {f"api/{m.split('.')[-1]}.md" for m in mods} <= set(NAV)
+    assert NAV[0] == "index.ipynb" and set(rels) <= set(NAV) and {api_page(m) for m in mods} <= set(NAV)
     titles = nav_titles(page(site, "index.html"))
     for rel in rels:
         href = rel.replace(".ipynb", ".html")
         assert titles.get(href) == nb_title(NBS/rel), (rel, titles.get(href))
     assert titles["paper/fig1_cumulative_win_rate.html"] == "Fig. 1: cumulative win rate"
-    assert titles["api/beliefs.html"] == "twentyq.scoring.beliefs" and titles["replay.html"] == "A replayed game"
+    assert titles["api/scoring.beliefs.html"] == "twentyq.scoring.beliefs" and titles["replay.html"] == "A replayed game"
 
 
 def test_home_is_the_readme_notebook(site):
@@ -70,7 +70,7 @@ def test_home_is_the_readme_notebook(site):
 
 def api_ids(site, mod) -> list[tuple[str, str]]:
     "(heading level, id) of each entry of a module's API page, in order: h2 its names, h3 their methods."
-    return [(t, a["id"]) for t, a in Tags(page(site, f"api/{mod.split('.')[-1]}.html")).tags if t in ("h2", "h3") and a.get("id", "").startswith(mod + ".")]
+    return [(t, a["id"]) for t, a in Tags(page(site, api_page(mod).removesuffix(".md") + ".html")).tags if t in ("h2", "h3") and a.get("id", "").startswith(mod + ".")]
 
 
 def test_api_pages_have_the_public_names_only(site):
@@ -116,9 +116,9 @@ def signature(site, rel, anchor) -> str:
 
 def test_score_beliefs_entry_has_its_parameter_table(site):
     from twentyq.scoring.beliefs import score_beliefs
-    assert signature(site, "api/beliefs.html", "twentyq.scoring.beliefs.score_beliefs").startswith(
+    assert signature(site, "api/scoring.beliefs.html", "twentyq.scoring.beliefs.score_beliefs").startswith(
         "score_beliefs(games, scorer, elicitation: str = 'Is the secret word', candidates=None, run: str | None = None,")
-    params, returns = params_tables(site, "api/beliefs.html", "twentyq.scoring.beliefs.score_beliefs")
+    params, returns = params_tables(site, "api/scoring.beliefs.html", "twentyq.scoring.beliefs.score_beliefs")
     names, dm = list(inspect.signature(score_beliefs).parameters), docments(score_beliefs)
     assert params[0] == ["Name", "Type", "Description", "Default"] and [r[0] for r in params[1:]] == names
     for name, ty, details, default in params[1:]:
@@ -130,11 +130,11 @@ def test_score_beliefs_entry_has_its_parameter_table(site):
 
 
 def test_docments_of_a_method_and_a_class(site):
-    assert signature(site, "api/beliefs.html", "twentyq.scoring.beliefs.game_beliefs") == \
+    assert signature(site, "api/scoring.beliefs.html", "twentyq.scoring.beliefs.game_beliefs") == \
         "game_beliefs(game: dict, scorer: str, belief_prompt: str | None = None) -> list[float]"
-    params, _ = params_tables(site, "api/beliefs.html", "twentyq.scoring.beliefs.game_beliefs")
+    params, _ = params_tables(site, "api/scoring.beliefs.html", "twentyq.scoring.beliefs.game_beliefs")
     assert params[1] == ["game", "dict", "a game record", "required"]
-    params, returns = params_tables(site, "api/hf.html", "twentyq.engines.hf.HFBackend.generate")   # a method added with @patch
+    params, returns = params_tables(site, "api/engines.hf.html", "twentyq.engines.hf.HFBackend.generate")   # a method added with @patch
     assert params[-1] == ["**template_kw", "", "extra chat-template variables (e.g. enable_thinking=False)", "{}"]
     assert returns[1] == ["list[str]", ""]
     (params,) = params_tables(site, "api/rollout.html", "twentyq.rollout.RunSpec")                 # a dataclass: its fields
@@ -164,7 +164,7 @@ def test_notebook_pages_are_nbdev_s(site):
 
 def test_search_index_has_the_api_entries(site):
     docs = json.loads(page(site, "search/search_index.json"))["docs"]
-    entry = [d for d in docs if d["location"] == "api/beliefs.html#twentyq.scoring.beliefs.score_beliefs"]
+    entry = [d for d in docs if d["location"] == "api/scoring.beliefs.html#twentyq.scoring.beliefs.score_beliefs"]
     assert len(entry) == 1 and entry[0]["title"] == "score_beliefs" and "scoring model" in entry[0]["text"]
     assert any(d["location"] == "api/replay.html#twentyq.replay.Replay.show" for d in docs)
 

@@ -66,7 +66,7 @@ def test_search_score_beliefs_and_read_its_parameters(served):
             # search, and follow the result to the API entry
             box = page.locator("input.md-search__input")
             anchor = "twentyq.scoring.beliefs.score_beliefs"   # mkdocstrings' anchor: the object's path
-            hit = page.locator(f'a.md-search-result__link[href*="api/beliefs.html"][href$="#{anchor}"]').first
+            hit = page.locator(f'a.md-search-result__link[href*="api/scoring.beliefs.html"][href$="#{anchor}"]').first
             box.click()
             t0 = time.time()
             while True:   # the search worker loads its index after the page: what is typed before it is ready is dropped
@@ -74,7 +74,7 @@ def test_search_score_beliefs_and_read_its_parameters(served):
                 try: hit.wait_for(state="visible", timeout=5000); break
                 except PlaywrightTimeout: assert time.time() - t0 < WAIT/1000, "the search found no API entry for score_beliefs"
             hit.click()
-            page.wait_for_url(f"**/api/beliefs.html*#{anchor}")
+            page.wait_for_url(f"**/api/scoring.beliefs.html*#{anchor}")
             expect(page.locator(f'h2[id="{anchor}"]')).to_be_in_viewport()
             expect(page.locator(f'xpath=//h2[@id="{anchor}"]/following::div[contains(@class, "doc-signature")][1]')).to_contain_text(
                 "score_beliefs(games, scorer, elicitation: str = 'Is the secret word'")

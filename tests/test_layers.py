@@ -7,7 +7,7 @@ notebooks, and the docs' navigation lists the notebooks, then the API pages, in 
 import ast, json, re
 from pathlib import Path
 import pytest, yaml
-from twentyq.docs import nav_files, nb_module
+from twentyq.docs import nav_files, nb_module, api_page
 
 PKG = Path(__file__).resolve().parent.parent/"twentyq"
 NBS = PKG.parent/"nbs"
@@ -201,5 +201,5 @@ def test_docs_nav_follows_the_numbers():
     nav = nav_files(yaml.safe_load((PKG.parent/"mkdocs.yml").read_text())["nav"])
     nbs = [f for f in nav if re.match(r"\d\d_", f)]
     assert nbs == sorted(nbs) and set(nbs) == {p.name for p in numbered()}, nbs
-    order = [m.split(".")[-1] for p in numbered() if (m := nb_module(p))]   # a page per module, named by its last part
-    assert [f[4:-3] for f in nav if f.startswith("api/") and f != "api/index.md"] == order
+    order = [api_page(m) for p in numbered() if (m := nb_module(p))]   # a page per module, named by its path
+    assert [f for f in nav if f.startswith("api/") and f != "api/index.md"] == order

@@ -19,8 +19,8 @@ from .replay import replay_html, rescore, replay_css
 
 # %% auto #0
 __all__ = ['replay_candidates', 'replay_notebook', 'notebooks', 'nb_title', 'nb_module', 'docments_sections', 'DocmentsExtension',
-           'api_markdown', 'api_index', 'execute_notebook', 'clean_notebook', 'replay_markdown', 'nav_files',
-           'stage_docs', 'build_docs', 'main']
+           'api_page', 'api_markdown', 'api_index', 'execute_notebook', 'clean_notebook', 'replay_markdown',
+           'nav_files', 'stage_docs', 'build_docs', 'main']
 
 # %% ../nbs/66_docs.ipynb #2514412c
 def notebooks(nbs_path:Path|str|None=None, # the notebooks folder (default: the project's nbs/)
@@ -135,6 +135,11 @@ class DocmentsExtension(griffe.Extension):
 # %% ../nbs/66_docs.ipynb #896f0c28
 def _cell(x): return str(x).replace("|", r"\|").replace("\n", " ")
 
+def api_page(module:str, # a module, e.g. "twentyq.scoring.beliefs"
+            ) -> str:
+    "Its API page, named by its path in the package ('api/scoring.beliefs.md'): two rooms may hold modules of one name."
+    return f"api/{module.removeprefix('twentyq.')}.md"
+
 def api_markdown(module:str, # e.g. "twentyq.scoring.beliefs"
                  notebook:str|None=None, # its notebook, relative to nbs/ (for a link back)
                 ) -> str:
@@ -149,7 +154,7 @@ def api_index(modules:list[str], # the modules, in the order of the nav
     first = lambda m: (importlib.import_module(m).__doc__ or "").split("\n")[0].split(". ")[0].rstrip(".")
     return ("# API reference\n\nThe public names of each module, in the order of its notebook.\n\n"
             "| module | what |\n| --- | --- |\n"
-            + "".join(f"| [{m}]({m.split('.')[-1]}.md) | {_cell(first(m))} |\n" for m in modules))
+            + "".join(f"| [{m}]({api_page(m)[4:]}) | {_cell(first(m))} |\n" for m in modules))
 
 # %% ../nbs/66_docs.ipynb #684c6bd9
 def _directives(cell) -> dict:
@@ -274,11 +279,11 @@ def stage_docs(docs:Path|str, # folder to write the site's sources into (emptied
         run = execute if isinstance(execute, bool) else any(e in rel.as_posix() for e in execute)
         done("notebook", rel.as_posix(), _stage_notebook(nbp, rel, docs, run, timeout, cell_timeout), t0)
         if mod := nb_module(nbp):
-            t0 = time.time(); (docs/"api"/f"{mod.split('.')[-1]}.md").write_text(api_markdown(mod, rel.as_posix()))
+            t0 = time.time(); (docs/api_page(mod)).write_text(api_markdown(mod, rel.as_posix()))
             done("api", mod, f"::: {mod}", t0)
     pos = {f: i for i, f in enumerate(nav or [])}
     mods = sorted((r["name"] for r in rows if r["kind"] == "api"),
-                  key=lambda m: pos.get(f"api/{m.split('.')[-1]}.md", len(pos)))
+                  key=lambda m: pos.get(api_page(m), len(pos)))
     (docs/"api"/"index.md").write_text(api_index(mods))
     t0 = time.time(); (docs/"replay.md").write_text(replay_markdown(replay_scorer))
     done("replay", "replay.md", "rendered", t0)
