@@ -11,7 +11,7 @@ import argparse, json
 from pathlib import Path
 import numpy as np, pandas as pd
 from twentyq.runs import read_jsonl
-from twentyq.games.wordnet import readable_share
+from twentyq.games.twenty_questions.wordnet import readable_share
 
 trainings = {"+GRPO": "smollm2-135m-grpo", "+ΔBelief": "smollm2-135m-delta"}
 

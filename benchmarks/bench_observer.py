@@ -24,7 +24,7 @@ from twentyq.scoring.beliefs import score_beliefs
 from twentyq.scoring.observer import ideal_observer, unread_questions
 from twentyq.engines.players import get_backend
 from twentyq.runs import read_run
-from twentyq.games.wordnet import candidate_words
+from twentyq.games.twenty_questions.wordnet import candidate_words
 
 def timed(f):
     "(seconds, result) of f()."

@@ -55,7 +55,7 @@ def evaluate(out:Path, who:str, questions:int) -> dict:
     from twentyq.scoring.beliefs import score_run
     from twentyq.runs import read_run, load_beliefs
     from twentyq.analysis import belief_gains, secret_gains
-    from twentyq.games.wordnet import readable_share
+    from twentyq.games.twenty_questions.wordnet import readable_share
     run = out/f"games-{Path(who).name}"
     play(questioner=who, judge="wordnet-judge", protocol="paper", secrets="nouns_test", limit=4, iterations=2,
          max_questions=questions, questioner_max_tokens=24, out=str(run), progress=False)

@@ -15,7 +15,7 @@ Run: .venv/bin/python benchmarks/bench_train.py [--model smollm2-135m] [--steps 
 import argparse, contextlib, io, os, tempfile, time, warnings
 import torch
 from twentyq.training.sft import load_tokenizer, sft, sft_data, sft_rows
-from twentyq.games.wordnet import play_wordnet
+from twentyq.games.twenty_questions.wordnet import play_wordnet
 
 secrets = ["year", "law", "car", "dog", "house", "water"]
 

@@ -4,7 +4,7 @@
 
 Each row plays one game per secret of the list, questioner `wordnet` (candidates: the list named in `candidates`;
 evals-shortlist: each game's 20-word shortlist) against `wordnet-judge` (answers from the knowledge), under the
-protocol's own rules (`twentyq.games.wordnet.play_wordnet`). `mean Q` counts the replies of won games, questions and the final guess
+protocol's own rules (`twentyq.games.twenty_questions.wordnet.play_wordnet`). `mean Q` counts the replies of won games, questions and the final guess
 (evals' guesses too, which its rules do not count as questions); `optimum` is log2(candidates) + 1, a perfect halving plus the guess. `meaning` is the share of questions
 (guesses aside) about meaning rather than the word's letters. `s` is the wall time of the row: building the
 questioner's view of its candidates and playing all games (the knowledge file is read once, before, in `load s`).

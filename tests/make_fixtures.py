@@ -25,7 +25,7 @@ def scripted_games(backend, # questioner backend (e.g. get_backend("smollm2-135m
                   ) -> list[dict]:
     "Games in the twentyq record format, all secrets in lockstep, greedy questioner, rule judge."
     from twentyq.engines.sampling import Sampling
-    from twentyq.games.twenty_questions import paper_questioner_system, paper_questioner_first
+    from twentyq.games.twenty_questions.rules import paper_questioner_system, paper_questioner_first
     t0 = time.time()
     games = [dict(game_id=f"{s}#0", secret=s, iteration=0, protocol="paper", questioner=backend.name,
                   judge="rule:yes-on-even-turns", variants=[], difficulty=None,

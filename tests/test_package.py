@@ -16,7 +16,7 @@ from conftest import ROOT, clean_clone
 
 DIST = "twentyq-beliefs"   # the distribution's name; the import name is twentyq
 HERE_SITE = sysconfig.get_paths()["purelib"]   # this environment's site-packages: the deps and build backend borrowed
-LIGHT = ["twentyq.core", "twentyq.wordlists", "twentyq.knowledge", "twentyq.metrics", "twentyq.games"]   # no torch
+LIGHT = ["twentyq.core", "twentyq.wordlists", "twentyq.games.twenty_questions.knowledge", "twentyq.metrics", "twentyq.games"]   # no torch
 
 def source_files(clone:Path) -> list[str]:
     "The clone's files that the package must hold, relative to it: every twentyq/**.py and twentyq_env/*.py, and data/*."
@@ -127,6 +127,6 @@ def test_installed_package_reads_its_data(installed):
     out = run_in(installed["wheel"], f"""
 import sys; sys.path.append({HERE_SITE!r})
 from twentyq.wordlists import load_secrets
-from twentyq.knowledge import load_knowledge
+from twentyq.games.twenty_questions.knowledge import load_knowledge
 print(len(load_secrets('nouns_test')), len(load_knowledge()['synsets']) > 0)""").split()
     assert int(out[0]) > 0 and out[1] == "True"

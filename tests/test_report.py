@@ -10,7 +10,7 @@ from twentyq.runs import read_jsonl, load_beliefs
 from twentyq.report import paper_notebooks, game_notebooks, slug
 from twentyq.scoring.beliefs import beliefs_path
 from twentyq.scoring.observer import read_observer
-from twentyq.games.wordnet import readable_share
+from twentyq.games.twenty_questions.wordnet import readable_share
 from twentyq.wordlists import load_secrets
 from games import game as _game, write_run, write_beliefs
 from inline import run_inline, shown_markdown

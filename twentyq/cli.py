@@ -22,9 +22,9 @@ from .training.sft import sft_cmd
 from .training.grpo import grpo_cmd
 from .scoring.beliefs import score_run, beliefs_path
 from .scoring.onepass import belief_prompts
-from .knowledge import build_knowledge
+from .games.twenty_questions.knowledge import build_knowledge
 from .wordlists import build_wordlists
-from .games.guess_my_city import build_cities
+from .games.guess_my_city.rules import build_cities
 
 
 # %% auto #0

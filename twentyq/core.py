@@ -77,7 +77,9 @@ moved = {"sampling": "engines.sampling", "models": "engines.models", "backend": 
          "serving": "engines.openai_compat, engines.vllm_server, engines.fake_server", "players": "engines.players",
          "onepass": "scoring.onepass, scoring.candidates", "beliefs": "scoring.beliefs", "observer": "scoring.observer",
          "rewards": "training.rewards", "validation": "training.validation", "train": "training.sft",
-         "grpo": "training.grpo, training.grpo_spec"}
+         "grpo": "training.grpo, training.grpo_spec", "tagger": "games.tagger",
+         "knowledge": "games.twenty_questions.knowledge", "games.wordnet": "games.twenty_questions.wordnet",
+         "games.cities": "games.guess_my_city.cities"}
 
 class MovedModule(importlib.abc.MetaPathFinder):
     "Refuses an old module path of twentyq in one line that names its new path (`moved`)."

@@ -14,7 +14,7 @@ import pandas as pd
 from .core import measured
 from .engines.models import release_models
 from .engines.players import is_model_free, check_role
-from .games.wordnet import candidate_words
+from .games.twenty_questions.wordnet import candidate_words
 from .games import get_game, knowledge_judge
 from .rollout import play
 from .training.sft import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator

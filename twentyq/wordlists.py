@@ -199,15 +199,17 @@ From github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/twenty_questions/env/data.py
 (`DEFAULT_OBJECT_DICT`). MIT License.
 
 ## wordnet_nouns.json
-The knowledge of the model-free `wordnet` questioner and `wordnet-judge` (`twentyq.knowledge`):
+The knowledge of the model-free `wordnet` questioner and `wordnet-judge` (`twentyq.games.twenty_questions.knowledge`):
 for every word of nouns_all.txt, evals207.tsv and lmrl158.tsv (words and variants), its sense
-(WordNet's first sense, or the hand-checked choice in `twentyq.knowledge.SENSE_OVERRIDES`), and for
+(WordNet's first sense, or the hand-checked choice in
+`twentyq.games.twenty_questions.knowledge.SENSE_OVERRIDES`), and for
 every synset on the way up `name: [display name, lexicographer category, first-listed parent]`.
 No glosses are kept. Derived from WordNet 3.0 (Princeton University, https://wordnet.princeton.edu),
 as installed by Debian's `wordnet-base` package. To rebuild from a WordNet 3.0 dictionary folder
 (the one holding index.noun, data.noun and noun.exc):
 
-    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from twentyq.knowledge import build_knowledge; \
+    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from \
+twentyq.games.twenty_questions.knowledge import build_knowledge; \
 build_knowledge('/usr/share/wordnet')"
 
 WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the WordNet 3.0
@@ -216,7 +218,8 @@ Nothing reads WordNet at run time.
 
 ## Guess My City: gmc_*.tsv, lmrl_cities.tsv, cities.json
 Written by `twentyq.games.guess_my_city.build_cities` (`twentyq build-cities PATH`), not by `build-wordlists`;
-see nbs/09_guess_my_city.ipynb. `secret<TAB>variants`, a city as "City, Country", its alternative names as variants.
+see nbs/13_guess_my_city_rules.ipynb.
+`secret<TAB>variants`, a city as "City, Country", its alternative names as variants.
 `gmc_train.tsv` (500), `gmc_eval.tsv` (185) and `gmc_lmrl.tsv` (91) are the successor's lists, from
 github.com/bethgelab/delta-belief-rl, `delta_belief_rl/env/guess_my_city/config/paprika/guess_my_city.json`
 (MIT License, Copyright (c) 2026 Bethge Lab; see LICENSE-delta-belief-rl.txt). `lmrl_cities.tsv` (99) is
@@ -230,7 +233,7 @@ countryinfo (MIT, its regions). Nothing reads GeoNames at run time.
 
 ## Wordle: wordle_answers.txt, wordle_lmrl400.txt
 Copied from github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/wordle/vocab/` (MIT License, Copyright (c) 2022
-Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/13_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
+Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/16_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
 is `wordle_official.txt`, the Wordle answers: PAPRIKA's train (1515) and eval (800) lists split exactly these.
 `wordle_lmrl400.txt` (431) is `wordle_official_400.txt`, the vocabulary LMRL-Gym's scripts play. PAPRIKA
 (github.com/tajwarfahim/paprika) has no licence file, so its split does not ship: a user who has its eval list
