@@ -1,4 +1,4 @@
-"""Guess My City, a second information-seeking game: the successor's PAPRIKA protocol and LMRL-Gym's, their city lists, and a city knowledge base from GeoNames. Its model-free players are in `games.cities`.
+"""Guess My City, a second information-seeking game: the successor's PAPRIKA protocol and LMRL-Gym's, their city lists, and a city knowledge base from GeoNames. Its model-free players are in `games.guess_my_city.cities`.
 
 Docs: https://twentyq.github.io/twentyq/guess_my_city_rules.html.md"""
 
