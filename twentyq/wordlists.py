@@ -218,7 +218,7 @@ Nothing reads WordNet at run time.
 
 ## Guess My City: gmc_*.tsv, lmrl_cities.tsv, cities.json
 Written by `twentyq.games.guess_my_city.build_cities` (`twentyq build-cities PATH`), not by `build-wordlists`;
-see nbs/13_guess_my_city_rules.ipynb.
+see nbs/15_guess_my_city_rules.ipynb.
 `secret<TAB>variants`, a city as "City, Country", its alternative names as variants.
 `gmc_train.tsv` (500), `gmc_eval.tsv` (185) and `gmc_lmrl.tsv` (91) are the successor's lists, from
 github.com/bethgelab/delta-belief-rl, `delta_belief_rl/env/guess_my_city/config/paprika/guess_my_city.json`
@@ -233,7 +233,7 @@ countryinfo (MIT, its regions). Nothing reads GeoNames at run time.
 
 ## Wordle: wordle_answers.txt, wordle_lmrl400.txt
 Copied from github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/wordle/vocab/` (MIT License, Copyright (c) 2022
-Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/16_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
+Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/19_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
 is `wordle_official.txt`, the Wordle answers: PAPRIKA's train (1515) and eval (800) lists split exactly these.
 `wordle_lmrl400.txt` (431) is `wordle_official_400.txt`, the vocabulary LMRL-Gym's scripts play. PAPRIKA
 (github.com/tajwarfahim/paprika) has no licence file, so its split does not ship: a user who has its eval list

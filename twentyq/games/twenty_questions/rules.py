@@ -7,27 +7,19 @@ Docs: https://twentyq.github.io/twentyq/twenty_questions_rules.html.md"""
 # %% ../../../nbs/09_twenty_questions_rules.ipynb #5428a265
 from __future__ import annotations
 import re
-from dataclasses import replace
-from functools import partial
-from ...engines.sampling import Sampling
 from ...runs import new_turn
-from ...protocols import (Protocol, strip_thinking, chat_so_far, ask_question, answer_questioner, ask_judge,
-                               new_game, game_over, draw_shortlist)
+from ...protocols import strip_thinking, ask_question, answer_questioner, ask_judge
 from ..tagger import lmrl_is_done
-from ..successor import successor_reply, successor_judge_text, cia_questioner_sampling, cia_judge_sampling
 
 # %% auto #0
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
-           'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster', 'evals_incorrect_guess', 'evals_violation',
-           'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first', 'lmrl_history', 'lmrl_next', 'lmrl_final',
-           'cia_questioner_system', 'cia_questioner_first', 'cia_judge_system', 'cia_judge_user', 'cia_invalid_answer',
-           'cia_repeated_answer', 'cia_answers', 'cia_observation', 'protocols', 'lenient_protocols',
-           'paper_judge_chat', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'paper_start', 'paper_on_reply',
-           'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient', 'parse_gamemaster',
-           'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge', 'lmrl_guesser_prompt',
-           'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply',
-           'lmrl_on_judge', 'cia_judge_chat', 'parse_cia_judge', 'cia_invalid', 'cia_names_secret', 'correct_cia',
-           'cia_start', 'cia_on_reply', 'cia_on_judge']
+           'paper_answer_span', 'paper_unclean', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
+           'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
+           'lmrl_history', 'lmrl_next', 'lmrl_final', 'paper_judge_chat', 'parse_judge', 'drop_options',
+           'parse_judge_lenient', 'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify',
+           'evals_classify_lenient', 'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply',
+           'evals_on_judge', 'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start',
+           'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge']
 
 # %% ../../../nbs/09_twenty_questions_rules.ipynb #642848a8
 paper_questioner_system = (
@@ -77,16 +69,17 @@ def paper_judge_chat(secret:str, # the secret word
 # %% ../../../nbs/09_twenty_questions_rules.ipynb #5b848eed
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
-_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
+paper_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
 # fsdp_workers.py L84: what the authors' code removes
-_unclean = re.compile(r"[^a-zA-Z0-9., ]+")
+paper_unclean = re.compile(r"[^a-zA-Z0-9., ]+")
 
 def parse_judge(raw:str|None, # the judge's reply, as generated
                ) -> tuple[str, bool]:
     ("The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are "
      "answered `unparsed_answer`.")
     if not strip_thinking(raw)[2]: return unparsed_answer, False     # cut off while thinking: never an answer
-    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
+    spans = " ".join(s.strip() for s in paper_answer_span.findall(raw or ""))
+    said = paper_unclean.sub("", spans).strip().lower().split()
     word = said[0] if said else ""
     return (word.capitalize(), True) if word in ("yes", "no", "finished") else (unparsed_answer, False)
 
@@ -326,159 +319,3 @@ def lmrl_on_judge(game, raw, lenient=False):
     answer_questioner(game, t["answer"])
     if t["answer"] == "Yes" and lmrl_is_done(t["question"], game["secret"], game.get("variants") or []):
         game["won"], game["win_turn"] = True, game["n_questions"]
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #34d51f0d
-cia_questioner_system = (
-    'You are the Questioner in a game of 20 Questions, and your goal is to determine the secret word.\n'
-    'The secret is randomly drawn from the most frequent nouns of the English language.\n\n'
-    'Ask clear, concise, and strategic yes/no questions that will help you narrow down the possibilities.\n'
-    'Consider previous answers to inform your subsequent questions, and keep track of the information you gather.\n'
-    'Focus on deductive reasoning, start with a broad question and refine your queries as you progress.')
-cia_questioner_first = (
-    'Ask a question to gain additional information about the secret or guess what the secret is.\n\n'
-    'Instructions:\n'
-    '1. Ask a question that can be answered with "Yes" or "No" to help you deduce the secret word.\n'
-    '2. Your answer must be a single question. Do not provide any additional commentary or reasoning.\n\n'
-    'Ask your question: ')
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #9ba845e4
-cia_judge_system = (
-    "You are the Answerer in a game of 20 Questions. \n"
-    "Your role is to answer the questioner's questions with short and precise responses: 'Yes','No', 'Invalid', "
-    "'Repeated', or 'Finished'. \n"
-    "Do not provide extra hints or commentary beyond your answer. Remain consistent and ensure that your responses "
-    "accurately reflect the secret word. Answer the question to the best of your abilities.")
-cia_judge_user = (
-    "The secret that has to be guessed is '{0}'. Given the following history of questions asked and the current "
-    "question, is the correct response 'Yes' or 'No'? If there is not a yes/no question, respond with 'Invalid'; "
-    "gibberish text or deviating from the game also counts as invalid. If the question mentions the secret, the "
-    "answer should be 'Finished'. If the question has already been asked in the history of questions, answer "
-    "'Repeated'. Otherwise, answer 'Yes' or 'No' to the question.\n\n"
-    "History of questions asked: '{2}'\n"
-    "Question: '{1}'\n\n"
-    "Instructions:\n"
-    "1. Answer the question to the best of your abilities, unless it is invalid.\n"
-    "2. Provide your chain-of-thought reasoning step by step.\n"
-    "3. Don't think longer than two brief sentences.\n"
-    "4. Then, provide your final answer within XML tags as <answer>[Yes/No/Invalid/Repeated/Finished]</answer>.\n"
-    "5. If the question '{1}' asks the secret '{0}' (e.g., 'Is the word {0}?'), answer 'Finished'.\n"
-    "6. If the question mentions the secret '{0}' (e.g., 'Is it related to {0}?'), answer 'Finished'.\n"
-    "7. If the question asks a semantically equivalent variation of the secret (e.g., 'laugh' and 'laughter'), answer "
-    "'Finished'.\n"
-    "8. If the text given by the questioner is not a valid question, answer 'Invalid'. \n"
-    "9. If the question consists of multiple questions, answer 'Invalid'.\n"
-    "10. If the question has already been asked in the history of questions, answer 'Repeated'.\n"
-    "11. In all other cases, answer either 'Yes' or 'No'.\n"
-    "12. IMPORTANT: Provide all reasoning and responses in English only.\n\n"
-    "Please reason step by step, and give your final answer in the format "
-    "<answer>[Yes/No/Invalid/Repeated/Finished]</answer>: ")
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #2b8b1a47
-cia_invalid_answer = 'You have not asked a valid question. Ask a brief yes/no question instead.'
-cia_repeated_answer = 'You have already asked this question before. Ask a new yes/no question instead.'
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #06b639b9
-def _flat(text:str) -> str: return (text or "").replace("\n", "").strip()
-
-def cia_judge_chat(secret:str, # the secret word
-                   question:str, # the questioner's question
-                   history:list[str]=(), # the questions asked before it
-                  ) -> list[dict]:
-    "The judge's chat for one question under the successor's protocol."
-    return [{"role": "system", "content": cia_judge_system},
-            {"role": "user", "content": cia_judge_user.format(secret, successor_judge_text(question),
-                                                                      "; ".join(map(_flat, history)))}]
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #303abc42
-cia_answers = ("yes", "no", "repeated", "invalid", "finished")
-
-def parse_cia_judge(raw:str|None, # the judge's reply, as generated
-                   ) -> tuple[str, bool]:
-    "The successor judge's word (lowercase, one of `cia_answers`) and whether `raw` gave one; others read 'invalid'."
-    said = _unclean.sub("", " ".join(s.strip() for s in _answer_span.findall(raw or ""))).strip().lower().split()
-    word = said[0] if said else ""
-    return (word, True) if word in cia_answers else ("invalid", False)
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #1575ee69
-_cia_control = re.compile(r"[\x00-\x1f\x7f-\xa0\u2028\u2029]")    # syntax.py `sentence`: compiled_constants.py L3
-
-def cia_invalid(question:str, # the questioner's reply
-               ) -> list[str]:
-    "Why `question` is invalid by the successor's code checks (none: valid)."
-    q = (question or "").strip().lower()
-    why = ["too_long_action"] if len(q) > 500 else ["too_short_action"] if len(q) < 2 else []
-    if not q.endswith("?"): why.append("no_question")
-    if q.count("?") > 1: why.append("multiple_questions")
-    if _cia_control.search(q): why.append("invalid_chars")
-    return why
-
-def cia_names_secret(question:str, # the questioner's reply
-                     secret:str, # the secret word
-                    ) -> bool:
-    "The `exact` check: the lowercased secret is one word of the question, punctuation and digits removed."
-    words = re.sub(r"[^\w\s-]|[\d]", "", (question or "").strip().lower()).split()
-    return secret.strip().lower() in words
-
-def correct_cia(question:str, # the questioner's reply
-                said:str, # the judge's word (`parse_cia_judge`)
-                secret:str, # the secret word
-               ) -> tuple[str, list[str]]:
-    "(the corrected answer word, why it was changed or kept): `correct_obs` with the evaluation's methods."
-    bad = cia_invalid(question)
-    if cia_names_secret(question, secret):
-        return ("invalid", bad) if bad else ("finished", [] if said == "finished" else ["named_secret"])
-    if bad: return "invalid", bad
-    if said in ("invalid", "repeated"): return said, [f"{said}_by_judge"]
-    if said == "finished": return "yes", ["false_positive"]
-    return said, []
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #d4b94f87
-cia_observation = {"yes": "yes", "no": "no", "invalid": cia_invalid_answer,
-                   "repeated": cia_repeated_answer, "finished": "finished"}
-
-def cia_start(game):
-    "The successor's opening: its questioner system prompt and first instruction."
-    game["messages"] = [{"role": "system", "content": cia_questioner_system},
-                        {"role": "user", "content": cia_questioner_first}]
-    game["n_start"] = 2
-
-def cia_on_reply(game, reply):
-    "Every reply, cut at `</question>`, is a question: record it; return the judge's chat with the earlier ones."
-    history, question = [t["question"] for t in game["turns"]], successor_reply(reply)
-    ask_question(game, question)
-    return cia_judge_chat(game["secret"], question, history)
-
-def cia_on_judge(game, raw):
-    "Read and correct the judge's answer, show the questioner the code's observation, and end the game on Finished."
-    t = game["turns"][-1]
-    said, t["parse_ok"] = parse_cia_judge(raw)
-    word, t["correction"] = correct_cia(t["question"], said, game["secret"])
-    t["judge_raw"], t["judge_answer"], t["answer"] = raw, said.capitalize(), word.capitalize()
-    answer_questioner(game, cia_observation[word])
-    if word == "finished": game["won"], game["win_turn"] = True, game["n_questions"]
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #b2d5d320
-protocols = {
-    "paper": Protocol("paper", paper_start, paper_on_reply, paper_on_judge),
-    "evals": Protocol("evals", evals_start, evals_on_reply, evals_on_judge, max_replies=40, guess_form="[GUESS {}]",
-                      secret_answer="Yes", secrets="evals207", metrics="evals"),
-    "evals-shortlist": Protocol("evals-shortlist", evals_start, evals_on_reply, evals_on_judge,
-                                max_replies=40, shortlist=20, guess_form="[GUESS {}]", secret_answer="Yes",
-                                secrets="evals207", metrics="evals"),
-    "lmrl": Protocol("lmrl", lmrl_start, lmrl_on_reply, lmrl_on_judge, questioner_chat=lmrl_questioner_chat,
-                     guess_form="Is the object {}?", secret_answer="Yes", metrics="lmrl"),
-    "cia": Protocol("cia", cia_start, cia_on_reply, cia_on_judge, questioner_sampler=cia_questioner_sampling,
-                    questioner_max_tokens=50, judge_decoding=cia_judge_sampling, belief_prompt="cia"),
-}
-
-# %% ../../../nbs/09_twenty_questions_rules.ipynb #4457b530
-def _forgiving(P:Protocol, **callbacks) -> Protocol:
-    "`P` marked lenient, with the given callbacks switched to their forgiving readings."
-    return replace(P, lenient=True, **{k: partial(f, lenient=True) for k, f in callbacks.items()})
-
-lenient_protocols = {
-    "paper": _forgiving(protocols["paper"], on_judge=paper_on_judge),
-    "evals": _forgiving(protocols["evals"], on_reply=evals_on_reply, on_judge=evals_on_judge),
-    "evals-shortlist": _forgiving(protocols["evals-shortlist"], on_reply=evals_on_reply, on_judge=evals_on_judge),
-    "lmrl": _forgiving(protocols["lmrl"], on_judge=lmrl_on_judge),
-}
