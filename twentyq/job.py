@@ -1,4 +1,4 @@
-"""The main job's plan: its scales as data, the `Job` that a command line plans from them, and its first stage, which trains. The stages that play and score are in [play_stages](64_play_stages.ipynb); the job runs in [pipeline](65_pipeline.ipynb).
+"""The main job's plan: its scales as data, the `Job` that a command line plans from them, and its first stage, which trains. The stages that play and score are in `play_stages`; the job runs in `pipeline`.
 
 Docs: https://twentyq.github.io/twentyq/job.html.md"""
 

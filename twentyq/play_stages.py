@@ -1,4 +1,4 @@
-"""The main job's stages that play and score: every questioner under every protocol, the other games on pages of their own, and the reference games. [job](63_job.ipynb) plans them.
+"""The main job's stages that play and score: every questioner under every protocol, the other games on pages of their own, and the reference games. `job` plans them.
 
 Docs: https://twentyq.github.io/twentyq/play_stages.html.md"""
 

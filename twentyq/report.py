@@ -1,4 +1,4 @@
-"""The report of the main job: the cards that every figure notebook of `nbs/paper/` saves, and one page that gathers the tables and figures, each with what it rests on, and failures in their place. [notebook_runs](61_notebook_runs.ipynb) runs those notebooks.
+"""The report of the main job: the cards that every figure notebook of `nbs/paper/` saves, and one page that gathers the tables and figures, each with what it rests on, and failures in their place. `notebook_runs` runs those notebooks.
 
 Docs: https://twentyq.github.io/twentyq/report.html.md"""
 

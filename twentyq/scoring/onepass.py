@@ -1,4 +1,4 @@
-"""The one-pass scorer: the questioner's belief in the secret after every answer of a game, exact, from one forward pass per game; and on servers, one request per state. Candidate sets are scored in [candidates](31_candidates.ipynb).
+"""The one-pass scorer: the questioner's belief in the secret after every answer of a game, exact, from one forward pass per game; and on servers, one request per state. Candidate sets are scored in `candidates`.
 
 Docs: https://twentyq.github.io/twentyq/onepass.html.md"""
 

@@ -1,4 +1,4 @@
-"""GRPO's training, whole: the model, the game and its judge, the protocol and its sampling, the rewards and the credit, validation and budgets, resolved once before anything loads. [grpo](54_grpo.ipynb) trains it.
+"""GRPO's training, whole: the model, the game and its judge, the protocol and its sampling, the rewards and the credit, validation and budgets, resolved once before anything loads. `grpo` trains it.
 
 Docs: https://twentyq.github.io/twentyq/grpo_spec.html.md"""
 

@@ -1,4 +1,4 @@
-"""Guess My City, whole: its `Game`, from its protocols and city knowledge ([rules](15_guess_my_city_rules.ipynb)) and its model-free players ([cities](17_cities.ipynb)); `play_cities` plays it without a model.
+"""Guess My City, whole: its `Game`, from its protocols and city knowledge (`rules`) and its model-free players (`cities`); `play_cities` plays it without a model.
 
 Docs: https://twentyq.github.io/twentyq/guess_my_city.html.md"""
 

@@ -1,4 +1,4 @@
-"""What the city knowledge can answer: a city's facts, the forms of the questions that read them, and the questions that ask for a name or are open. The city players ([cities](17_cities.ipynb)) read them.
+"""What the city knowledge can answer: a city's facts, the forms of the questions that read them, and the questions that ask for a name or are open. The city players (`cities`) read them.
 
 Docs: https://twentyq.github.io/twentyq/city_facts.html.md"""
 

@@ -1,4 +1,4 @@
-"""Twenty Questions, whole: its `Game`, from its protocols ([rules](09_twenty_questions_rules.ipynb)), its WordNet knowledge and players ([knowledge](11_knowledge.ipynb), [wordnet](13_wordnet.ipynb)). The room's other modules are read from here too.
+"""Twenty Questions, whole: its `Game`, from its protocols (`rules`), its WordNet knowledge and players (`knowledge`, `wordnet`). The room's other modules are read from here too.
 
 Docs: https://twentyq.github.io/twentyq/twenty_questions.html.md"""
 

@@ -1,4 +1,4 @@
-"""The successor's Twenty Questions (`cia`, ΔBelief-RL), and the table of the game's five protocols: `protocols` by their sources' rules, `lenient_protocols` with twentyq's forgiving readings. The paper's, OpenAI evals' and LMRL-Gym's are in [rules](09_twenty_questions_rules.ipynb).
+"""The successor's Twenty Questions (`cia`, ΔBelief-RL), and the table of the game's five protocols: `protocols` by their sources' rules, `lenient_protocols` with twentyq's forgiving readings. The paper's, OpenAI evals' and LMRL-Gym's are in `rules`.
 
 Docs: https://twentyq.github.io/twentyq/cia.html.md"""
 

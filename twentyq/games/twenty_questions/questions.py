@@ -1,4 +1,4 @@
-"""How the WordNet questioner searches: the candidates as bit masks, the candidates each answer leaves, and the question that splits them best (or one sampled by how well it splits). Its players are in [wordnet](13_wordnet.ipynb).
+"""How the WordNet questioner searches: the candidates as bit masks, the candidates each answer leaves, and the question that splits them best (or one sampled by how well it splits). Its players are in `wordnet`.
 
 Docs: https://twentyq.github.io/twentyq/questions.html.md"""
 
