@@ -15,7 +15,7 @@ from .core import measured
 from .engines.models import release_models
 from .engines.players import is_model_free, check_role
 from .games.twenty_questions.wordnet import candidate_words
-from .games import get_game, knowledge_judge
+from .games import games, get_game, knowledge_judge
 from .rollout import play
 from .training.sft import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
 from .training.validation import Validation
@@ -25,10 +25,15 @@ from .training.grpo_spec import GRPOSpec
 from .report import paper_notebooks, slug
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'size_of', 'scale_candidates', 'StepLog', 'Job', 'plan_job', 'best_play', 'job_step',
-           'train_stage']
+__all__ = ['scales', 'train_scales', 'transfer_games', 'size_of', 'scale_candidates', 'StepLog', 'Job', 'plan_job', 'best_play',
+           'job_step', 'train_stage']
 
 # %% ../nbs/63_job.ipynb #2d4759ed
+def transfer_games(scale:str, # a scale's name
+                  ) -> list[dict]:
+    "The other games the main job plays at `scale`, each its own row (`Game.scales`), in the table's order."
+    return [dict(game=G.name, **G.scales[scale]) for G in games.values() if scale in G.scales]
+
 scales = {
     "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24,
                      judge_max_tokens=48,
@@ -38,63 +43,10 @@ scales = {
                      # (each 16 candidates add about a third to a scoring's forward tokens)
                      candidates="nouns_test", n_candidates=16,
                      # the other games, each played and scored on a page of its own
-                     transfer=[
-                         # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2
-                         # at 2 questions), one game against SmolLM2 as the judge (12-token replies: it never writes
-                         # PAPRIKA's <answer> anyway); own and reference beliefs over the first 8 cities, every secret
-                         # played (the update efficiency on the city page; 8 more continuations per state)
-                         dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                              knowledge=dict(limit=3, iterations=2, max_questions=2),
-                              model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
-                              model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
-                              n_candidates=8, questioner_max_tokens=24, judge_max_tokens=12),
-                         # Wordle (PAPRIKA): each embedded model against the environment, one word, in replies of 12
-                         # tokens (room for "<Answer> crane </Answer>"; with none, ten tagless replies end the game);
-                         # the trained ones take no part (`trained`); the optimal questioner on 3 words x 2 at 4
-                         # guesses. A Wordle transcript is long (330 tokens before the first guess): beliefs over
-                         # the first 4 words only
-                         dict(game="wordle", protocol="paprika", secrets="wordle_answers",
-                              knowledge=dict(limit=1, iterations=1, max_questions=6), model=None, trained=False,
-                              model_free=dict(limit=3, iterations=2, max_questions=4),
-                              n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
-                         # the successor's story games, which only a model judges: SmolLM2 asks and answers, one
-                         # scenario at 2 turns in replies of 12 tokens (`questioners`: the others would cost the job
-                         # 20 s); every untrained model scores its games, the murder mystery's over its scenario's
-                         # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes;
-                         # the judge's observer draws one reply per candidate and turn (`observer_samples`: each
-                         # costs about a prompt per candidate and turn, some 8 s a game)
-                         dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
-                              questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
-                              model_judge="smollm2-135m", n_candidates=0, questioner_max_tokens=12,
-                              judge_max_tokens=12, observer_samples=1),
-                         dict(game="customer-service", protocol="paprika", secrets="cs_eval", trained=False,
-                              questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
-                              model_judge="smollm2-135m", n_candidates=4, questioner_max_tokens=12,
-                              judge_max_tokens=12, observer_samples=1)]),
+                     transfer=transfer_games("embedded")),
     "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
                   questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
-                  transfer=[
-                      # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
-                      dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval",
-                           knowledge=dict(limit=None, iterations=8, max_questions=20),
-                           model=dict(limit=None, iterations=8, max_questions=20), model_judge=None, model_free={},
-                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
-                      # Wordle at PAPRIKA's six guesses on every answer (its eval split is not shipped: pass its file
-                      # as `secrets`); the environment is the only judge
-                      dict(game="wordle", protocol="paprika", secrets="wordle_answers",
-                           knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
-                           n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
-                      # the successor's story games: every evaluation scenario x 8 against the judge the user names
-                      # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh. The
-                      # judge's observer reads one judge prompt per candidate and turn, and draws a reply from each:
-                      # customer service's beliefs and observer are over the first 16 fixes (and the secret), not
-                      # all 200 (1,600 games of 20 turns: some 250M judge tokens at 17 candidates, 3B at 200)
-                      dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", model_judge=None,
-                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=0,
-                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1),
-                      dict(game="customer-service", protocol="paprika", secrets="cs_eval", model_judge=None,
-                           model=dict(limit=None, iterations=8, max_questions=20), n_candidates=16,
-                           questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1)]),
+                  transfer=transfer_games("paper")),
 }   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250; story judges: none)
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
@@ -158,7 +110,8 @@ def plan_job(out:str, questioners:str, judge:str, scorers:str, protocols:str, sc
     for names, role in [(qs, "questioner"), ([judge], "judge"), (_split(scorers), "scorer")]:
         for n in names: check_role(n, role)
     if unknown := [r for r in refs if r not in qs and not is_model_free(r)]:
-        raise ValueError(f"reference questioner(s) {unknown} are neither 'wordnet' nor among the questioners {qs}")
+        raise ValueError(f"reference questioner(s) {unknown} are neither {model_free_questioner()!r} nor among the "
+                         f"questioners {qs}")
     if unknown := [f for f in _split(figures) if f not in paper_notebooks]:
         raise ValueError(f"unknown figure notebook(s) {unknown}; known: {', '.join(paper_notebooks)}")
     return Job(Path(out), qs, judge, _split(scorers), _split(protocols), refs, scale, _split(figures),
@@ -220,15 +173,7 @@ def _grpo_runs(sft_dir:Path, ts:dict, game:str|None=None) -> list[tuple[str, Pat
 # two questions, SmolLM2 in every model role; Guess My City, Wordle and the murder mystery beside Twenty Questions
 scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12,
     judge_max_tokens=24, model_free=dict(limit=3, max_questions=13), candidates="nouns_test", n_candidates=4,
-    transfer=[dict(game="guess-my-city", protocol="paprika", secrets="gmc_eval", knowledge=dict(limit=1, iterations=2,
-                   max_questions=2), model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
-                   n_candidates=4, model_free=dict(max_questions=20), questioner_max_tokens=12, judge_max_tokens=24),
-              dict(game="wordle", protocol="paprika", secrets="wordle_answers", knowledge=dict(limit=1, iterations=1,
-                   max_questions=6), model=None, trained=False, model_free=dict(limit=2, iterations=2, max_questions=4),
-                   n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
-              dict(game="murder-mystery", protocol="paprika", secrets="mm_eval", trained=False,
-                   model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m", n_candidates=0,
-                   questioner_max_tokens=8, judge_max_tokens=8, observer_samples=1)])
+    transfer=transfer_games("tiny"))
 # SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py,
 # tiny-2x2-1e-3); one checkpoint (SFT's last step), which the job deletes when done
 train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2,

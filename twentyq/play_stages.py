@@ -13,7 +13,7 @@ from .runs import load_run, model_label
 from .analysis import make_reference
 from .engines.players import is_model_free, player
 from .protocols import game_protocol
-from .games import get_game, model_free_judge, player_game
+from .games import get_game, model_free_judge, player_game, knowledge_judge
 from .wordlists import load_secrets
 from .rollout import play, play_runs, RunSpec
 from .scoring.beliefs import score_run
@@ -202,7 +202,8 @@ def transfer_stage(job:Job):
 def _play_wordnet(out:Path, questioner:str, size:dict) -> Path:
     "The model-free questioner's best play (`best_play`) on the job's secrets: the reference games' source."
     run = out/"reference-play"/f"paper--{slug(questioner)}"
-    print(f"== play paper: {questioner} (questioner, greedy) vs wordnet-judge (answers from the knowledge) -> {run}")
+    print(f"== play paper: {questioner} (questioner, greedy) vs {knowledge_judge()} (answers from the knowledge) "
+          f"-> {run}")
     best_play(questioner, size["secrets"], size["limit"], run)
     return run
 

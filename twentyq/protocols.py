@@ -122,6 +122,7 @@ class Game:
     # how it is played
     lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
+    scales: dict = field(default_factory=dict)    # {scale: how the main job plays it} (`job.scales`' transfer games)
     # how it is judged
     judge: str|None = None               # the judge of a model questioner when none is named (None: itself)
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)

@@ -14,8 +14,8 @@ from .murder_mystery import write_story_lists, story_row, story_protocol
 
 # %% auto #0
 __all__ = ['cs_lists', 'cs_questioner_first', 'cs_judge_system', 'cs_judge_user', 'cs_multiple_questions', 'cs_protocols',
-           'customer_service_game', 'build_customer_service', 'cs_start', 'cs_judge_chat', 'correct_cs', 'cs_on_reply',
-           'cs_on_judge', 'cs_belief_view', 'cs_judge_view']
+           'cs_scales', 'customer_service_game', 'build_customer_service', 'cs_start', 'cs_judge_chat', 'correct_cs',
+           'cs_on_reply', 'cs_on_judge', 'cs_belief_view', 'cs_judge_view']
 
 # %% ../../nbs/21_customer_service.ipynb #9380f75a
 cs_lists = {"cs_eval": "eval", "cs_train": "train"}   # shipped list: its split in customer_service.json
@@ -119,8 +119,19 @@ def cs_judge_view(record:dict, # a customer service game's record
 # customer_service.sh L41: data.max_prompt_length=3000
 cs_protocols = {"paprika": story_protocol(cs_start, cs_on_reply, cs_on_judge, 3000, questioner_max_tokens=100,
                                           guess_form="{}", belief_prompt="solution", secrets="cs_eval")}
+# how the main job plays customer-service at each scale: its row of `job.scales`' transfer games
+cs_scales = {
+    "embedded": dict(protocol="paprika", secrets="cs_eval", trained=False,
+                     questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
+                     model_judge="smollm2-135m", n_candidates=4, questioner_max_tokens=12,
+                     judge_max_tokens=12, observer_samples=1),
+    "paper": dict(protocol="paprika", secrets="cs_eval", model_judge=None,
+                  model=dict(limit=None, iterations=8, max_questions=20), n_candidates=16,
+                  questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1)}
+
 customer_service_game = Game("customer-service", cs_protocols, secrets="cs_eval", belief_prompt="solution",
                              # "...Is the solution: The fridge door is ajar"
                              belief_prompts={"solution": ("Is the solution:", " ")},
                              judge_chat=cs_judge_chat, belief_view=cs_belief_view,
-                             judge_view=cs_judge_view)
+                             judge_view=cs_judge_view,
+                             scales=cs_scales)

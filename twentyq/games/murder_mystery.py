@@ -19,10 +19,10 @@ from .successor import ask_successor_judge
 
 # %% auto #0
 __all__ = ['mm_lists', 'mm_questioner_first', 'mm_judge_system', 'mm_judge_user', 'story_judge_sampling', 'mm_protocols',
-           'mm_ranks', 'murder_mystery_game', 'write_story_lists', 'story_rows', 'story_row', 'name_in', 'culprit_in',
-           'suspects_in', 'mm_candidates', 'build_murder_mystery', 'mm_start', 'mm_judge_chat', 'mm_on_reply',
-           'as_said', 'mm_on_judge', 'story_questioner_sampling', 'story_protocol', 'mm_belief_view', 'name_forms',
-           'in_other_name', 'suppose_culprit', 'mm_judge_view']
+           'mm_ranks', 'mm_scales', 'murder_mystery_game', 'write_story_lists', 'story_rows', 'story_row', 'name_in',
+           'culprit_in', 'suspects_in', 'mm_candidates', 'build_murder_mystery', 'mm_start', 'mm_judge_chat',
+           'mm_on_reply', 'as_said', 'mm_on_judge', 'story_questioner_sampling', 'story_protocol', 'mm_belief_view',
+           'name_forms', 'in_other_name', 'suppose_culprit', 'mm_judge_view']
 
 # %% ../../nbs/20_murder_mystery.ipynb #be42b703
 mm_lists = {"mm_eval": "eval", "mm_train": "train"}   # shipped list: its split in murder_mystery.json
@@ -274,6 +274,31 @@ def mm_judge_view(record:dict, # a murder mystery's game record
     chat = lambda i, question: mm_judge_chat(suppose_culprit(env, row["culprit"], names[i], names), question)
     return JudgeView(names, names.index(row["culprit"]), chat)
 
+# how the main job plays murder-mystery at each scale: its row of `job.scales`' transfer games
+mm_scales = {
+    # the successor's story games, which only a model judges: SmolLM2 asks and answers, one
+    # scenario at 2 turns in replies of 12 tokens (`questioners`: the others would cost the job
+    # 20 s); every untrained model scores its games, the murder mystery's over its scenario's
+    # suspects (its own candidates: n_candidates=0), customer service's over the first 4 fixes;
+    # the judge's observer draws one reply per candidate and turn (`observer_samples`: each
+    # costs about a prompt per candidate and turn, some 8 s a game)
+    "embedded": dict(protocol="paprika", secrets="mm_eval", trained=False,
+                     questioners=["smollm2-135m"], model=dict(limit=1, iterations=1, max_questions=2),
+                     model_judge="smollm2-135m", n_candidates=0, questioner_max_tokens=12,
+                     judge_max_tokens=12, observer_samples=1),
+    # the successor's story games: every evaluation scenario x 8 against the judge the user names
+    # (--judge Qwen/...: with no model judge they are not played), as scripts/eval/*.sh. The
+    # judge's observer reads one judge prompt per candidate and turn, and draws a reply from each:
+    # customer service's beliefs and observer are over the first 16 fixes (and the secret), not
+    # all 200 (1,600 games of 20 turns: some 250M judge tokens at 17 candidates, 3B at 200)
+    "paper": dict(protocol="paprika", secrets="mm_eval", model_judge=None,
+                  model=dict(limit=None, iterations=8, max_questions=20), n_candidates=0,
+                  questioner_max_tokens=None, judge_max_tokens=None, observer_samples=1),
+    "tiny": dict(protocol="paprika", secrets="mm_eval", trained=False,
+                 model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m", n_candidates=0,
+                 questioner_max_tokens=8, judge_max_tokens=8, observer_samples=1)}
+
 murder_mystery_game = Game("murder-mystery", mm_protocols, secrets="mm_eval", belief_prompt="culprit",
                            belief_prompts={"culprit": ("Is the culprit", " ")},   # "...Is the culprit Dr. Saito"
-                           judge_chat=mm_judge_chat, belief_view=mm_belief_view, judge_view=mm_judge_view)
+                           judge_chat=mm_judge_chat, belief_view=mm_belief_view, judge_view=mm_judge_view,
+                           scales=mm_scales)

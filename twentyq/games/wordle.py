@@ -20,13 +20,13 @@ from ..wordlists import load_secrets
 # %% auto #0
 __all__ = ['wordle_lists', 'wordle_license', 'lmrl_vocab', 'lmrl_wordle_header', 'lmrl_judge_mark', 'paprika_wordle_system',
            'paprika_wordle_first', 'paprika_wordle_next', 'paprika_wrong_length', 'paprika_goal', 'letter_positions',
-           'paprika_statements', 'paprika_retries', 'wordle_protocols', 'wordle_game', 'wordle_words', 'wordle_pattern',
-           'pattern_code', 'pattern_codes', 'lmrl_line', 'lmrl_wordle_action', 'lmrl_wordle_valid', 'consistent_words',
-           'lmrl_draw', 'lmrl_wordle_start', 'lmrl_wordle_chat', 'lmrl_wordle_on_reply', 'read_pattern',
-           'lmrl_wordle_on_judge', 'paprika_wordle_feedback', 'paprika_wordle_guess', 'paprika_wordle_start',
-           'paprika_wordle_on_reply', 'paprika_wordle_on_judge', 'heard_pattern', 'wordle_judge_reply', 'WordleJudge',
-           'best_guesses', 'read_wordle_chat', 'wordle_move', 'WordleQuestioner', 'wordle_guess_of', 'wordle_observer',
-           'flip_letter', 'wordle_flip', 'wordle_readable_share', 'play_wordle']
+           'paprika_statements', 'paprika_retries', 'wordle_protocols', 'wordle_scales', 'wordle_game', 'wordle_words',
+           'wordle_pattern', 'pattern_code', 'pattern_codes', 'lmrl_line', 'lmrl_wordle_action', 'lmrl_wordle_valid',
+           'consistent_words', 'lmrl_draw', 'lmrl_wordle_start', 'lmrl_wordle_chat', 'lmrl_wordle_on_reply',
+           'read_pattern', 'lmrl_wordle_on_judge', 'paprika_wordle_feedback', 'paprika_wordle_guess',
+           'paprika_wordle_start', 'paprika_wordle_on_reply', 'paprika_wordle_on_judge', 'heard_pattern',
+           'wordle_judge_reply', 'WordleJudge', 'best_guesses', 'read_wordle_chat', 'wordle_move', 'WordleQuestioner',
+           'wordle_guess_of', 'wordle_observer', 'flip_letter', 'wordle_flip', 'wordle_readable_share', 'play_wordle']
 
 # %% ../../nbs/19_wordle.ipynb #13e8ebdc
 # each shipped list, and LMRL-Gym's file it is
@@ -392,10 +392,31 @@ def wordle_readable_share(games, # game records (dicts) or a DataFrame of games
     return question_share(games, lambda q, r: wordle_guess_of(q, r.get("protocol")) is not None)
 
 # %% ../../nbs/19_wordle.ipynb #8a4ec7cc
+# how the main job plays wordle at each scale: its row of `job.scales`' transfer games
+wordle_scales = {
+    # Wordle (PAPRIKA): each embedded model against the environment, one word, in replies of 12
+    # tokens (room for "<Answer> crane </Answer>"; with none, ten tagless replies end the game);
+    # the trained ones take no part (`trained`); the optimal questioner on 3 words x 2 at 4
+    # guesses. A Wordle transcript is long (330 tokens before the first guess): beliefs over
+    # the first 4 words only
+    "embedded": dict(protocol="paprika", secrets="wordle_answers",
+                     knowledge=dict(limit=1, iterations=1, max_questions=6), model=None, trained=False,
+                     model_free=dict(limit=3, iterations=2, max_questions=4),
+                     n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None),
+    # Wordle at PAPRIKA's six guesses on every answer (its eval split is not shipped: pass its file
+    # as `secrets`); the environment is the only judge
+    "paper": dict(protocol="paprika", secrets="wordle_answers",
+                  knowledge=dict(limit=None, iterations=1, max_questions=6), model=None, model_free={},
+                  n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
+    "tiny": dict(protocol="paprika", secrets="wordle_answers", knowledge=dict(limit=1, iterations=1,
+                 max_questions=6), model=None, trained=False, model_free=dict(limit=2, iterations=2, max_questions=4),
+                 n_candidates=4, questioner_max_tokens=12, judge_max_tokens=None)}
+
 wordle_game = Game("wordle", wordle_protocols, secrets="wordle_answers", train_secrets="wordle_lmrl400",
                    protocol_secrets={"lmrl": lmrl_vocab},
                    players={"wordle": WordleQuestioner, "wordle-judge": WordleJudge}, judge="wordle-judge",
-                   readable=wordle_readable_share, observer=wordle_observer, flip=wordle_flip)
+                   readable=wordle_readable_share, observer=wordle_observer, flip=wordle_flip,
+                   scales=wordle_scales)
 
 def play_wordle(secrets:str|list[str]="wordle_answers", # a list's name or file, or the words
                 protocol:str="paprika", # a protocol of `wordle_game`

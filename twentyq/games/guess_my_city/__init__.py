@@ -15,9 +15,29 @@ from .cities import (CityQuestioner, CityJudge, city_readable_share, city_observ
                                                 counterfactual_answer)
 
 # %% auto #0
-__all__ = ['guess_my_city_game', 'play_cities']
+__all__ = ['gmc_scales', 'guess_my_city_game', 'play_cities']
 
 # %% ../../../nbs/18_guess_my_city.ipynb #0acca7e0
+# how the main job plays guess-my-city at each scale: its row of `job.scales`' transfer games
+gmc_scales = {
+    # Guess My City (PAPRIKA): every model questioner against the knowledge judge (3 cities x 2
+    # at 2 questions), one game against SmolLM2 as the judge (12-token replies: it never writes
+    # PAPRIKA's <answer> anyway); own and reference beliefs over the first 8 cities, every secret
+    # played (the update efficiency on the city page; 8 more continuations per state)
+    "embedded": dict(protocol="paprika", secrets="gmc_eval",
+                     knowledge=dict(limit=3, iterations=2, max_questions=2),
+                     model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                     model_free=dict(max_questions=20),   # the city questioner: the protocol's budget
+                     n_candidates=8, questioner_max_tokens=24, judge_max_tokens=12),
+    # the successor's evaluation: 185 cities x 8; the model judge is the job's, when it is a model
+    "paper": dict(protocol="paprika", secrets="gmc_eval",
+                  knowledge=dict(limit=None, iterations=8, max_questions=20),
+                  model=dict(limit=None, iterations=8, max_questions=20), model_judge=None, model_free={},
+                  n_candidates=None, questioner_max_tokens=None, judge_max_tokens=None),
+    "tiny": dict(protocol="paprika", secrets="gmc_eval", knowledge=dict(limit=1, iterations=2,
+                 max_questions=2), model=dict(limit=1, iterations=1, max_questions=2), model_judge="smollm2-135m",
+                 n_candidates=4, model_free=dict(max_questions=20), questioner_max_tokens=12, judge_max_tokens=24)}
+
 guess_my_city_game = Game("guess-my-city", city_protocols, secrets="gmc_eval", train_secrets="gmc_train",
                           protocol_secrets={"lmrl": lmrl_list},
                           players={"cities": CityQuestioner, "cities-judge": CityJudge}, knowledge="cities.json",
@@ -25,7 +45,8 @@ guess_my_city_game = Game("guess-my-city", city_protocols, secrets="gmc_eval", t
                           # the start of its guess "Is the city Lima, Peru?": "...Is the city Lima"
                           belief_prompts={"city": ("Is the city", " ")},
                           observer=city_observer, judge_chat=paprika_judge_chat,
-                          flip=counterfactual_answer)
+                          flip=counterfactual_answer,
+                          scales=gmc_scales)
 
 def play_cities(secrets:str|list[str]="gmc_eval", # a city list's name or file, or the cities
                 protocol:str="paprika", # a protocol of `guess_my_city_game`
