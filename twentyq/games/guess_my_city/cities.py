@@ -13,7 +13,7 @@ import numpy as np
 from fastcore.basics import patch
 from ...engines.sampling import ModelFree
 from ...runs import question_share
-from ...protocols import Game, CandidateAnswers, game_protocol, new_game, play_lockstep, with_budget
+from ...protocols import CandidateAnswers, new_game
 from ...edits import flip_answer, replace_answer
 from ...wordlists import load_secrets
 from ..successor import unclean

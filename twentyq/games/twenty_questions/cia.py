@@ -10,10 +10,11 @@ import re
 from dataclasses import replace
 from functools import partial
 from ...protocols import Protocol, ask_question, answer_questioner
-from ..successor import successor_reply, successor_judge_text, cia_questioner_sampling, cia_judge_sampling
+from ..successor import (read_paprika_judge, successor_reply, successor_judge_text, cia_questioner_sampling,
+                                     cia_judge_sampling)
 from .rules import (evals_on_judge, evals_on_reply, evals_start, lmrl_on_judge,
-                                                  lmrl_on_reply, lmrl_questioner_chat, lmrl_start, paper_answer_span,
-                                                  paper_on_judge, paper_on_reply, paper_start, paper_unclean)
+                                                  lmrl_on_reply, lmrl_questioner_chat, lmrl_start,
+                                                  paper_on_judge, paper_on_reply, paper_start)
 
 # %% auto #0
 __all__ = ['cia_questioner_system', 'cia_questioner_first', 'cia_judge_system', 'cia_judge_user', 'cia_invalid_answer',
@@ -89,8 +90,7 @@ cia_answers = ("yes", "no", "repeated", "invalid", "finished")
 def parse_cia_judge(raw:str|None, # the judge's reply, as generated
                    ) -> tuple[str, bool]:
     "The successor judge's word (lowercase, one of `cia_answers`) and whether `raw` gave one; others read 'invalid'."
-    spans = " ".join(s.strip() for s in paper_answer_span.findall(raw or ""))
-    said = paper_unclean.sub("", spans).strip().lower().split()
+    said = read_paprika_judge(raw)[0].split()   # the successor's reading (fsdp_workers.py L81-84)
     word = said[0] if said else ""
     return (word, True) if word in cia_answers else ("invalid", False)
 

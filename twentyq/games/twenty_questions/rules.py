@@ -10,16 +10,17 @@ import re
 from ...runs import new_turn
 from ...protocols import strip_thinking, ask_question, answer_questioner, ask_judge
 from ..tagger import lmrl_is_done
+from ..successor import read_paprika_judge
 
 # %% auto #0
 __all__ = ['paper_questioner_system', 'paper_questioner_first', 'paper_judge_system', 'paper_judge_user', 'unparsed_answer',
-           'paper_answer_span', 'paper_unclean', 'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster',
-           'evals_incorrect_guess', 'evals_violation', 'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first',
-           'lmrl_history', 'lmrl_next', 'lmrl_final', 'paper_judge_chat', 'parse_judge', 'drop_options',
-           'parse_judge_lenient', 'paper_start', 'paper_on_reply', 'paper_on_judge', 'evals_task', 'evals_classify',
-           'evals_classify_lenient', 'parse_gamemaster', 'evals_gamemaster_chat', 'evals_start', 'evals_on_reply',
-           'evals_on_judge', 'lmrl_guesser_prompt', 'parse_oracle', 'parse_oracle_lenient', 'lmrl_start',
-           'lmrl_questioner_chat', 'lmrl_on_reply', 'lmrl_on_judge']
+           'evals_guesser', 'evals_shortlist_insert', 'evals_gamemaster', 'evals_incorrect_guess', 'evals_violation',
+           'lmrl_oracle', 'lmrl_intro', 'lmrl_intro_rest', 'lmrl_first', 'lmrl_history', 'lmrl_next', 'lmrl_final',
+           'paper_judge_chat', 'parse_judge', 'drop_options', 'parse_judge_lenient', 'paper_start', 'paper_on_reply',
+           'paper_on_judge', 'evals_task', 'evals_classify', 'evals_classify_lenient', 'parse_gamemaster',
+           'evals_gamemaster_chat', 'evals_start', 'evals_on_reply', 'evals_on_judge', 'lmrl_guesser_prompt',
+           'parse_oracle', 'parse_oracle_lenient', 'lmrl_start', 'lmrl_questioner_chat', 'lmrl_on_reply',
+           'lmrl_on_judge']
 
 # %% ../../../nbs/09_twenty_questions_rules.ipynb #642848a8
 paper_questioner_system = (
@@ -69,17 +70,12 @@ def paper_judge_chat(secret:str, # the secret word
 # %% ../../../nbs/09_twenty_questions_rules.ipynb #5b848eed
 unparsed_answer = "No"  # the documented answer to a judge reply that does not parse
 
-paper_answer_span = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)   # fsdp_workers.py L81
-# fsdp_workers.py L84: what the authors' code removes
-paper_unclean = re.compile(r"[^a-zA-Z0-9., ]+")
-
 def parse_judge(raw:str|None, # the judge's reply, as generated
                ) -> tuple[str, bool]:
     ("The paper judge's answer (Yes/No/Finished) by its authors' rule, and whether `raw` parsed; others are "
      "answered `unparsed_answer`.")
     if not strip_thinking(raw)[2]: return unparsed_answer, False     # cut off while thinking: never an answer
-    spans = " ".join(s.strip() for s in paper_answer_span.findall(raw or ""))
-    said = paper_unclean.sub("", spans).strip().lower().split()
+    said = read_paprika_judge(raw)[0].split()   # the authors' reading: <answer> spans, cleaned (fsdp_workers.py L81-84)
     word = said[0] if said else ""
     return (word.capitalize(), True) if word in ("yes", "no", "finished") else (unparsed_answer, False)
 
