@@ -20,8 +20,8 @@ def test_play_cia_summary(tmp_path):
     r = subprocess.run(twentyq("play", "--protocol", "cia", "--questioner", "wordnet", "--judge", "wordnet-judge", "--iterations", "2",
                         "--limit", "3", "--max-questions", "13", "--out", str(tmp_path/"run")), check=True, capture_output=True, text=True)
     head, row = r.stdout.splitlines()[:2]
-    assert head.split()[:10] == ["protocol", "questioner", "judge", "n", "pass1_mean", "pass1_std", "k", "mean_at_k", "mean_at_k_std", "pass_at_k"]
-    assert row.split()[:4] == ["cia", "wordnet", "wordnet-judge", "6"] and row.split()[6] == "2"
+    assert head.split()[:11] == ["game", "protocol", "questioner", "judge", "n", "pass1_mean", "pass1_std", "k", "mean_at_k", "mean_at_k_std", "pass_at_k"]
+    assert row.split()[:5] == ["twenty-questions", "cia", "wordnet", "wordnet-judge", "6"] and row.split()[7] == "2"   # every record names its game
     games = pd.read_json(tmp_path/"run"/"games.jsonl", lines=True)
     turns = [t for ts in games.turns for t in ts]
     assert all(t["answer"] in ("Yes", "No", "Finished", "Invalid", "Repeated") and "judge_answer" in t and "correction" in t for t in turns)
@@ -31,7 +31,7 @@ def test_a_player_is_refused_in_a_role_it_cannot_play(tmp_path):
     "The model-free questioner plays the knowledge judge when no judge is named; a player in a role it cannot take is one line, status 2."
     r = subprocess.run(twentyq("play", "--questioner", "wordnet", "--limit", "3", "--out", str(tmp_path/"run")), check=True, capture_output=True, text=True)
     row = r.stdout.splitlines()[1].split()
-    assert row[:4] == ["paper", "wordnet", "wordnet-judge", "3"] and float(row[4]) == 100.0   # the knowledge judge answered: all won
+    assert row[:5] == ["twenty-questions", "paper", "wordnet", "wordnet-judge", "3"] and float(row[5]) == 100.0   # the knowledge judge answered: all won
     for args, role, right in [(["play", "--questioner", "wordnet", "--judge", "wordnet", "--out", str(tmp_path/"a")], "judge", "'wordnet-judge'"),
                               (["play", "--questioner", "wordnet-judge", "--out", str(tmp_path/"b")], "questioner", "'wordnet'"),
                               (["score", "--run", str(tmp_path/"run"), "--scorer", "wordnet-judge"], "scorer", "'wordnet'"),

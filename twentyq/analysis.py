@@ -102,7 +102,7 @@ def raw_and_normalised(beliefs:pd.DataFrame, # belief rows; those with `norm_log
     return out.assign(disagree=np.sign(out.raw_change) * np.sign(out.norm_change) < 0)
 
 def raw_and_normalised_reading(t:pd.DataFrame, # `raw_and_normalised` rows
-                               label=str, # a scorer's display name (`runs.model_label`)
+                               label=str, # a scorer's display name (`engines.players.model_label`)
                               ) -> str:
     "One sentence: each scorer's raw and normalised belief, turn 1 → last, and where the two disagree ('': no rows)."
     if t.empty: return ""

@@ -12,7 +12,7 @@ import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from .core import repo_root
-from .runs import model_label
+from .engines.players import model_label
 from .report import cards, cards_of, failed_item, paper_notebooks, save_item, slug
 
 # %% auto #0

@@ -9,7 +9,8 @@ from __future__ import annotations
 from contextlib import ExitStack
 from pathlib import Path
 import pandas as pd
-from .runs import load_run, model_label
+from .runs import load_run
+from .engines.players import model_label
 from .analysis import make_reference
 from .engines.players import is_model_free, player
 from .protocols import game_protocol

@@ -9,7 +9,8 @@ from __future__ import annotations
 import html, json, textwrap
 from pathlib import Path
 import numpy as np, pandas as pd
-from .runs import plain, model_label, name_slug
+from .runs import plain, name_slug
+from .engines.players import model_label
 
 # %% auto #0
 __all__ = ['cards', 'paper_notebooks', 'game_notebooks', 'slug', 'model_columns', 'max_open_rows', 'basis', 'save_item',

@@ -98,7 +98,8 @@ def secret_list(self:RunSpec) -> str:
     return self.secrets or game_secrets(self.G, self.protocol)
 
 def named_game(spec:RunSpec) -> dict:
-    "What a run's config and records say of its game: its name, unless it is the default (records never named it)."
+    ("What a run's config says of its game: its name, unless it is the default (so that folders made before "
+     "records named their game still resume). Every record names it.")
     return {} if spec.G.name == default_game else {"game": spec.G.name}
 
 # %% ../nbs/28_rollout.ipynb #060cb800
@@ -157,7 +158,7 @@ def game_specs(spec:RunSpec, # the run
                          if P.shortlist else None)
             specs.append(dict(secret=row.secret, iteration=it, variants=row.variants or [], shortlist=shortlist,
                               difficulty=getattr(row, "difficulty", None),
-                              category=getattr(row, "category", None), **named_game(spec), **info))
+                              category=getattr(row, "category", None), game=spec.G.name, **info))
     return specs
 
 def _postfix(bar, records, turn, t0):

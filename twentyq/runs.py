@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 # %% auto #0
-__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'display_names', 'trainings', 'new_record', 'new_turn',
-           'check_record', 'toy_game', 'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'name_slug',
-           'RunLocked', 'hold_run', 'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs',
-           'plain', 'records_of', 'question_share', 'record_qa', 'model_label', 'import_inspect']
+__all__ = ['game_fields', 'turn_fields', 'belief_columns', 'game_columns', 'new_record', 'new_turn', 'check_record', 'toy_game',
+           'belief_points', 'append_jsonl', 'read_jsonl', 'cut_torn_tail', 'name_slug', 'RunLocked', 'hold_run',
+           'holds', 'RunConfigMismatch', 'open_run', 'read_run', 'load_run', 'load_beliefs', 'plain', 'records_of',
+           'question_share', 'record_qa', 'import_inspect']
 
 # %% ../nbs/01_runs.ipynb #420354fb
 game_fields = {
     "game_id": "'<secret>#<iteration>'; an edited copy appends '+<edit>' (see `edits`)",
     "secret": "the secret: a word (Twenty Questions), a city as 'City, Country' (Guess My City)",
     "iteration": "which repetition of this secret (0-based)",
-    # a record of a game other than Twenty Questions also names it: "game", a key of `games.games`
+    # every new record also names its game: "game", a key of `games.games` (an older one names none: Twenty Questions)
     "protocol": "the protocol's name (a key of its game's protocols)",
     "variants": "accepted alternative names of the secret",
     "shortlist": "the words shown to the questioner (evals-shortlist), or None",
@@ -350,22 +350,6 @@ def record_qa(record:dict, # a game record
             out.append((f"[GUESS {t['guess']}]", t.get("answer") or "No"))
         else: out.append((t.get("question") or "", t.get("answer")))
     return out
-
-# %% ../nbs/01_runs.ipynb #0fef63cd
-display_names = {"smollm2-135m": "SmolLM2-135M", "gemma3-270m": "Gemma-3-270M", "wordnet": "WordNet",
-                 "wordnet-judge": "WordNet judge", "cities": "city questioner", "cities-judge": "city judge",
-                 "wordle": "Wordle questioner", "wordle-judge": "Wordle environment"}
-# the suffix of a trained model's folder (`<base>-<suffix>`), and its label
-trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}
-
-def model_label(name:str, # a model name, hub id or folder
-               ) -> str:
-    "The display name of player `name`, for titles, legends and tables."
-    last = str(name).rstrip("/").rsplit("/", 1)[-1]
-    base, _, suffix = last.rpartition("-")
-    if base and suffix in trainings: return f"{model_label(base)} {trainings[suffix]}"
-    return display_names.get(last, last)
-
 
 # %% ../nbs/01_runs.ipynb #0f266b00
 def _log_games(log) -> tuple[list[dict], int]:

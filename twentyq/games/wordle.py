@@ -277,6 +277,7 @@ def wordle_judge_reply(chat:list[dict], # a Wordle protocol's judge chat
 class WordleJudge(ModelFree):
     "The Wordle environment of LMRL-Gym and PAPRIKA, as a backend: the feedback, computed."
     roles = ("judge",)   # it answers; it cannot ask or score
+    label = "Wordle environment"   # its display name in figures and tables
     no_logprobs = "the Wordle environment has no log-probabilities"
     def __init__(self, *ignored, **options): self.name = "wordle-judge"   # it needs no list, and no backend option
 
@@ -328,6 +329,7 @@ def wordle_move(chat:list[dict], # the questioner's chat
 class WordleQuestioner(ModelFree):
     "The optimal Wordle questioner (LMRL-Gym's `OptimalPolicy`), as a backend: reads each game's chat and guesses."
     roles = ("questioner",)   # it asks; it has no beliefs to score
+    label = "Wordle questioner"   # its display name in figures and tables
     no_logprobs = "the Wordle questioner has no log-probabilities"
     def __init__(self,
                  candidates:str|list[str]|None=None, # its words in a paprika game: a list's name or file, or the words

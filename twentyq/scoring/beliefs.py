@@ -16,7 +16,7 @@ from .onepass import (check_scorer, default_elicitation, belief_prompt_of, defau
 from .candidates import score_candidates
 from ..engines.players import player, is_model_free, check_role
 from ..protocols import Game
-from ..games import games_game
+from ..games import games_game, read_game_run
 
 # %% auto #0
 __all__ = ['candidate_stats', 'score_beliefs', 'game_beliefs', 'beliefs_path', 'score_run']
@@ -195,9 +195,8 @@ def score_run(run_dir:Path|str, # run folder with a games.jsonl
      "return the whole table.")
     run_dir = Path(run_dir)
     if isinstance(scorer, str) and is_model_free(scorer): return _score_ideal(run_dir, check_role(scorer, "scorer"))
-    records = read_run(run_dir)
+    G, records = read_game_run(run_dir)   # the run's game, resolved once
     for r in records: belief_points(r)
-    G = games_game(records)   # the run's game, resolved once
     belief_prompt = belief_prompt or G.belief_prompt
     belief_prompt_of(belief_prompt, elicitation)   # fail before the model loads
     with hold_run(run_dir):   # one writer per run folder, as for play; taken before the model loads

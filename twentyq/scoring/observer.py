@@ -12,13 +12,13 @@ from scipy.stats import spearmanr
 from ..core import logprob_eps
 import json, os
 from pathlib import Path
-from ..runs import record_qa, read_run, hold_run, name_slug
+from ..runs import record_qa, hold_run, name_slug
 from ..protocols import Game, template_kw
 from ..engines.hf import split_pair, shared_start
 from dataclasses import replace
 from ..engines.sampling import Sampling
 from .onepass import build_trie, branch_logprob, check_scorer, tree_logprobs
-from ..games import get_game, games_game
+from ..games import get_game, games_game, read_game_run
 
 # %% auto #0
 __all__ = ['judge_answer_lead', 'judge_answers', 'observer_sampling', 'judge_likelihoods', 'observe', 'unread_questions',
@@ -312,8 +312,9 @@ def observe_run(run_dir:Path|str, # run folder of a game only a model judges
     if out.exists() and mf.exists() and json.loads(mf.read_text()) == json.loads(json.dumps(meta)):
         return pd.read_parquet(out)
     with hold_run(run_dir):
-        obs = judge_observer(read_run(run_dir), judge, candidates, samples=samples, max_new_tokens=max_new_tokens,
-                             seed=seed)
+        G, games = read_game_run(run_dir)
+        obs = judge_observer(games, judge, candidates, samples=samples, max_new_tokens=max_new_tokens, seed=seed,
+                             game=G)
         tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
         obs.to_parquet(tmp, index=False); os.replace(tmp, out)   # the table whole or not at all
         mf.write_text(json.dumps(meta))                          # then its settings: without them, it is made again

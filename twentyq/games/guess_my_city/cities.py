@@ -101,6 +101,7 @@ def city_judge_reply(chat:list[dict], # a judge chat of PAPRIKA or LMRL-Gym's Gu
 class CityJudge(ModelFree):
     "The knowledge judge of Guess My City, as a backend."
     roles = ("judge",)   # it answers; it cannot ask or score
+    label = "city judge"   # its display name in figures and tables
     no_logprobs = "the city knowledge judge has no log-probabilities"
     def __init__(self, knowledge=None, # a knowledge file (None: the shipped data/cities.json)
                  **ignored, # the backend options a rollout passes
@@ -259,6 +260,7 @@ def city_move(chat:list[dict], # the chat a Guess My City protocol gives its que
 class CityQuestioner(ModelFree):
     "The model-free Guess My City questioner, as a backend: reads each game from its chat and replies."
     roles = ("questioner",)   # it asks; it has no beliefs to score
+    label = "city questioner"   # its display name in figures and tables
     no_logprobs = "the city questioner has no log-probabilities"
     def __init__(self,
                  # a city list's name or file, or the cities (None: every city it knows)

@@ -93,6 +93,7 @@ def candidate_words(candidates:list[str]|str|Path|None=None, # a list, a word-li
 class WordNetQuestioner(ModelFree):
     "The model-free questioner, as a backend: reads each game from its chat and replies with the next question."
     roles = ("questioner", "scorer")   # what it can play; as a scorer it is the ideal observer (its `beliefs`)
+    label = "WordNet"   # its display name in figures and tables
     can = Abilities(finishes_games=True)   # no model; it writes its candidates onto each finished game (`finish_game`)
     no_logprobs = "the WordNet questioner has no log-probabilities; its beliefs are `ideal_beliefs`"
     def __init__(self,
@@ -224,6 +225,7 @@ def judge_reply(chat:list[dict], # a judge chat of the paper, evals, LMRL or cia
 class KnowledgeJudge(ModelFree):
     "The judge that answers from the knowledge, as a backend."
     roles = ("judge",)   # it answers; it cannot ask or score
+    label = "WordNet judge"   # its display name in figures and tables
     no_logprobs = "the knowledge judge has no log-probabilities"
     def __init__(self, knowledge=None, # the knowledge (None: the shipped file)
                  **ignored, # the backend options a rollout passes
