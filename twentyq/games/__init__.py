@@ -81,9 +81,9 @@ def read_game_run(source:Path|str, # a run folder, or its games.jsonl
     ("A run's game, resolved once, and its records (`runs.read_run`). The game is the one its config names; "
      "a folder's config names none when it plays the default game, and a bare games.jsonl has none: then its records'.")
     records, f = read_run(source), Path(source)
-    config = (f if f.is_dir() else f.parent)/"config.json"
-    G = get_game(json.loads(config.read_text()).get("game")) if config.exists() else games_game(records)
-    if records and (R := games_game(records)) is not G:
+    config, R = (f if f.is_dir() else f.parent)/"config.json", games_game(records)
+    G = get_game(json.loads(config.read_text()).get("game")) if config.exists() else R
+    if records and R is not G:
         raise ValueError(f"{source}: its config plays {G.name}, its records {R.name}")
     return G, records
 
