@@ -149,7 +149,7 @@ def test_paper_figures_are_executed_and_drawn(site):
     paper = [p.relative_to(NBS).as_posix() for p in notebooks(NBS) if p.parent.name == "paper"]
     ran = {"paper/table1_pass_at_1.ipynb"}   # the one the site executes (conftest's docs_site)
     assert len(paper) == len(paper_notebooks) + 1 and {p for p in paper if status[p] == "executed"} == ran, {p: status[p] for p in paper}   # and model_report
-    assert status["32_beliefs.ipynb"] == "not executed" and status["paper/fig4_flip.ipynb"] == "not executed"
+    assert status["38_beliefs.ipynb"] == "not executed" and status["paper/fig4_flip.ipynb"] == "not executed"
     drawn = [p for p in paper if 'src="data:image/png;base64,' in page(site, p.replace(".ipynb", ".html"))]
     assert set(drawn) == ran, drawn   # the executed figures are drawn on their pages; a page of a notebook as stored has none
 
@@ -159,7 +159,7 @@ def test_notebook_pages_are_nbdev_s(site):
     assert "flip_answer" in h and "Counterfactual games" in h and "#| export" not in h and "#|" not in h
     assert "jp-CodeCell" in h and "In&nbsp;[" not in h                     # cells, without prompts
     assert (site[0]/"02_edits.ipynb").exists()                              # the notebook to download
-    assert "MathJax.js" in page(site, "30_onepass.html") and "\\pi(y \\mid s_t)" in page(site, "30_onepass.html")
+    assert "MathJax.js" in page(site, "36_onepass.html") and "\\pi(y \\mid s_t)" in page(site, "36_onepass.html")
 
 
 def test_search_index_has_the_api_entries(site):

@@ -1,4 +1,4 @@
-"Resuming a killed run, and the CLI as a process; real games between the models are played in nbs/28_rollout.ipynb."
+"Resuming a killed run, and the CLI as a process; real games between the models are played in nbs/35_rollout.ipynb."
 import os, signal, subprocess, time
 from twentyq.runs import read_jsonl
 from twentyq.rollout import play

