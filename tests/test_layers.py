@@ -20,7 +20,8 @@ LAYERS = [
      {"engines.models", "wordlists", "games.tagger", "training.rewards", "analysis"}),
     ("the protocols' machinery, Twenty Questions' lists and WordNet knowledge",
      {"protocols", "games.twenty_questions.nouns", "games.twenty_questions.knowledge"}),
-    ("what the successor's games share: the reply it keeps, its judge's reading, its sampling", {"games.successor"}),
+    ("what the successor's games share: the reply it keeps, its judge's reading, its sampling; what PAPRIKA's "
+     "program-judged games share: its loop", {"games.successor", "games.paprika"}),
     ("Twenty Questions' rules: the paper's, OpenAI evals' and LMRL-Gym's protocols", {"games.twenty_questions.rules"}),
     ("the successor's Twenty Questions and the table of its five protocols", {"games.twenty_questions.cia"}),
     ("the WordNet questioner's search", {"games.twenty_questions.questions"}),
@@ -31,7 +32,7 @@ LAYERS = [
     ("the engines, side by side: transformers, OpenAI-compatible servers and their test double, each game's model-free "
      "players and its `Game` (Wordle's, customer service's whole)",
      {"engines.hf", "engines.openai_compat", "engines.fake_server", "games.twenty_questions.wordnet",
-      "games.guess_my_city.cities", "games.wordle",
+      "games.guess_my_city.cities", "games.wordle", "games.mastermind",
       "games.customer_service"}),
     ("Twenty Questions and Guess My City, whole: each room's `Game` (its package's own module)",
      {"games.twenty_questions", "games.guess_my_city"}),

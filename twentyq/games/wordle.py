@@ -11,22 +11,22 @@ from functools import cache
 from pathlib import Path
 import numpy as np
 from ..engines.sampling import ModelFree, chat_seeds
-from ..runs import new_turn, question_share
+from ..runs import question_share
 from ..protocols import (Protocol, Game, CandidateAnswers, ask_question, answer_questioner, game_protocol,
                                new_game, play_lockstep)
 from ..edits import replace_answer
 from ..wordlists import load_secrets
+from .paprika import paprika_answer, paprika_goal, paprika_protocol
 
 # %% auto #0
-__all__ = ['wordle_lists', 'wordle_license', 'lmrl_vocab', 'lmrl_wordle_header', 'lmrl_judge_mark', 'paprika_wordle_system',
-           'paprika_wordle_first', 'paprika_wordle_next', 'paprika_wrong_length', 'paprika_goal', 'letter_positions',
-           'paprika_statements', 'paprika_retries', 'wordle_protocols', 'wordle_scales', 'wordle_game', 'wordle_words',
-           'wordle_pattern', 'pattern_code', 'pattern_codes', 'lmrl_line', 'lmrl_wordle_action', 'lmrl_wordle_valid',
-           'consistent_words', 'lmrl_draw', 'lmrl_wordle_start', 'lmrl_wordle_chat', 'lmrl_wordle_on_reply',
-           'read_pattern', 'lmrl_wordle_on_judge', 'paprika_wordle_feedback', 'paprika_wordle_guess',
-           'paprika_wordle_start', 'paprika_wordle_on_reply', 'paprika_wordle_on_judge', 'heard_pattern',
-           'wordle_judge_reply', 'WordleJudge', 'best_guesses', 'read_wordle_chat', 'wordle_move', 'WordleQuestioner',
-           'wordle_guess_of', 'wordle_observer', 'flip_letter', 'wordle_flip', 'wordle_readable_share', 'play_wordle']
+__all__ = ['wordle_lists', 'wordle_license', 'lmrl_vocab', 'lmrl_wordle_header', 'lmrl_judge_mark', 'paprika_wordle_first',
+           'paprika_wordle_next', 'paprika_wrong_length', 'letter_positions', 'paprika_statements', 'wordle_protocols',
+           'wordle_scales', 'wordle_game', 'wordle_words', 'wordle_pattern', 'pattern_code', 'pattern_codes',
+           'lmrl_line', 'lmrl_wordle_action', 'lmrl_wordle_valid', 'consistent_words', 'lmrl_draw', 'lmrl_wordle_start',
+           'lmrl_wordle_chat', 'lmrl_wordle_on_reply', 'read_pattern', 'lmrl_wordle_on_judge',
+           'paprika_wordle_feedback', 'heard_pattern', 'wordle_judge_reply', 'WordleJudge', 'best_guesses',
+           'read_wordle_chat', 'wordle_move', 'WordleQuestioner', 'wordle_guess_of', 'wordle_observer', 'flip_letter',
+           'wordle_flip', 'wordle_readable_share', 'play_wordle']
 
 # %% ../../nbs/21_wordle.ipynb #13e8ebdc
 # each shipped list, and LMRL-Gym's file it is
@@ -151,7 +151,6 @@ def lmrl_wordle_on_judge(game, raw):
     if t["pattern"] == "ggggg": game["won"], game["win_turn"] = True, game["n_questions"]
 
 # %% ../../nbs/21_wordle.ipynb #77a109fa
-paprika_wordle_system = "You are a helpful assistant."   # FastChat 0.2.36's gpt-4 template (conversation.py L764-772)
 # wordle.json L3, `agent`
 paprika_wordle_first = (
     "You are playing a game of Wordle. Your goal is to guess the secret five-letter word within "
@@ -181,7 +180,6 @@ paprika_wordle_next = (
 # a guess of another length (L71-77)
 paprika_wrong_length = ("The word you guessed, {guess}, does not have five letters, but has {n}. It is thus not a "
                         "correct guess and does not follow the rules of the game wordle. Please make another guess!")
-paprika_goal = "Goal reached"   # L79-80
 letter_positions = ("First", "Second", "Third", "Fourth", "Fifth")   # L16-22
 # each letter's statement (L84-89, L91-96, L98-103)
 paprika_statements = {"g": "{pos} letter, {c}, is correct and in the correct position in the target word",
@@ -199,47 +197,10 @@ def paprika_wordle_feedback(secret:str, # the secret
                       for pos, c, p in zip(letter_positions, guess, wordle_pattern(guess, secret)))
 
 # %% ../../nbs/21_wordle.ipynb #8dcc50ea
-_paprika_answer = re.compile(r"<Answer>(.*?)</Answer>", re.S)   # game_environment.py L543
-paprika_retries = 10   # run_data_generation_game.yaml: num_max_agent_response_generations
-
-def paprika_wordle_guess(reply:str) -> str|None:
-    "The agent's guess: the first `<Answer>` tag's text, stripped and lowercased; None without one."
-    m = _paprika_answer.search((reply or "").strip())
-    return m.group(1).strip().lower() if m else None
-
-def paprika_wordle_start(game):
-    "PAPRIKA's opening: FastChat's system message, then the game's instructions."
-    game["messages"] = [{"role": "system", "content": paprika_wordle_system},
-                        {"role": "user", "content": paprika_wordle_first}]
-    game["n_start"] = 2
-
-def _failed_in_a_row(game):
-    n = 0
-    for t in reversed(game["turns"]):
-        if t["kind"] != "violation": break
-        n += 1
-    return n
-
-def paprika_wordle_on_reply(game, reply):
-    "A reply with an answer goes to the environment (its chat); one without is sampled again, ten at most."
-    raw, guess = reply.strip(), paprika_wordle_guess(reply)
-    if guess is None:
-        t = new_turn(game, raw, "violation")
-        t["n_messages"] = len(game["messages"])
-        if _failed_in_a_row(game) >= paprika_retries:
-            game["ended"] = f"{paprika_retries} replies in a row without an <Answer> tag (PAPRIKA drops the episode)"
-        return None
-    ask_question(game, raw)["guess"] = guess
-    return [{"role": "system", "content": game["secret"]}, {"role": "user", "content": guess + "\n"}]
-
-def paprika_wordle_on_judge(game, raw):
-    "Show the environment's reply with the next instruction; won when it holds 'goal reached'."
-    t = game["turns"][-1]
-    t["judge_raw"], t["answer"] = raw, (raw or "").strip()
-    t["pattern"] = heard_pattern(t["answer"])
-    t["parse_ok"] = t["pattern"] is not None or t["answer"].startswith("The word you guessed, ")
-    answer_questioner(game, t["answer"] + "\n" + paprika_wordle_next)
-    if "goal reached" in t["answer"].lower(): game["won"], game["win_turn"] = True, game["n_questions"]
+def _note_pattern(turn, answer):
+    "What a PAPRIKA Wordle turn records of the environment's reply: its pattern, and whether it is the engine's text."
+    turn["pattern"] = heard_pattern(answer)
+    turn["parse_ok"] = turn["pattern"] is not None or answer.startswith("The word you guessed, ")
 
 # %% ../../nbs/21_wordle.ipynb #5e509c5c
 _statement = {re.escape(s).replace(r"\{pos\}", "(?:" + "|".join(letter_positions) + ")").replace(r"\{c\}", ".*?"): p
@@ -256,9 +217,7 @@ def heard_pattern(answer:str|None) -> str|None:
 
 # %% ../../nbs/21_wordle.ipynb #851b1282
 wordle_protocols = {
-    "paprika": Protocol("paprika", paprika_wordle_start, paprika_wordle_on_reply, paprika_wordle_on_judge,
-                        max_questions=6, questioner_max_tokens=128, guess_form="<Answer> {} </Answer>",
-                        secret_answer=paprika_goal),
+    "paprika": paprika_protocol(paprika_wordle_first, paprika_wordle_next, 6, note=_note_pattern),
     "lmrl": Protocol("lmrl", lmrl_wordle_start, lmrl_wordle_on_reply, lmrl_wordle_on_judge,
                      questioner_chat=lmrl_wordle_chat,
                      max_questions=6, questioner_max_tokens=16, guess_form="{}", secret_answer="g g g g g",
@@ -312,7 +271,7 @@ def read_wordle_chat(chat:list[dict], # the chat a Wordle protocol gives its que
         pairs = [(lines[i].replace(" ", ""), lines[i + 1].replace(" ", "")) for i in range(0, len(lines) - 1, 2)]
         return "lmrl", [(g, p) for g, p in pairs if p]
     pairs = zip(chat[2::2], chat[3::2])
-    return "paprika", [(paprika_wordle_guess(a["content"]), p) for a, u in pairs
+    return "paprika", [(paprika_answer(a["content"]), p) for a, u in pairs
                        if (p := heard_pattern(u["content"].removesuffix("\n" + paprika_wordle_next)))]
 
 def wordle_move(chat:list[dict], # the questioner's chat
@@ -350,7 +309,7 @@ def wordle_guess_of(question:str, # a turn's question, as recorded
                    ) -> str|None:
     "The guess a recorded question scores: a valid five-letter guess of the protocol, else None."
     if protocol == "lmrl": return question if lmrl_wordle_valid(question) else None
-    guess = paprika_wordle_guess(question)
+    guess = paprika_answer(question)
     return guess if guess is not None and len(guess) == 5 else None
 
 def wordle_observer(candidates:str|list[str]|None=None, # a list's name or file, or the words (None: the protocol's)

@@ -181,6 +181,18 @@ is `wordle_official.txt`, the Wordle answers: PAPRIKA's train (1515) and eval (8
 (github.com/tajwarfahim/paprika) has no licence file, so its split does not ship: a user who has its eval list
 passes it as a file (`twentyq play --game wordle --secrets paprika_eval.txt`).
 
+## Mastermind: mastermind_train.txt, mastermind_eval.txt
+Written by `twentyq.games.mastermind.build_mastermind_lists`, not by `build-wordlists`; see nbs/24_mastermind.ipynb.
+One code per line: four digits, leading zeros kept. `mastermind_train.txt` (1000) and `mastermind_eval.txt` (500)
+are the `train` and `eval` secrets of github.com/tajwarfahim/paprika at commit 8470461,
+`llm_exploration/game/game_configs/mastermind.json`, in its order. To rebuild from a copy of that file:
+
+    twentyq build-mastermind PATH/TO/mastermind.json
+
+The builder refuses any other file: its sha256 must be
+cefc65e66768c24230fd9e4e11512a42976f8efbc307f617e2c440a88efa275c. PAPRIKA's README shows an MIT badge, but its
+repository has no licence file. The lists are 1,500 four-digit codes: facts, shipped with the source's digest.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
