@@ -17,7 +17,7 @@ from ..runs import question_share
 from ..protocols import CandidateAnswers, Game, new_game, play_lockstep
 from ..edits import replace_answer
 from ..wordlists import load_secrets
-from .paprika import paprika_answer, paprika_goal, paprika_protocol
+from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_turns
 
 # %% auto #0
 __all__ = ['mastermind_config_sha256', 'mastermind_lists', 'mastermind_length', 'mastermind_first', 'mastermind_next',
@@ -265,10 +265,8 @@ def best_guess(history:tuple[tuple[str, int], ...], # (guess, peg code) of each 
 def read_mastermind_chat(chat:list[dict], # the chat PAPRIKA's protocol gives its questioner
                         ) -> tuple[tuple[str, int], ...]:
     "(guess, peg code) of each scored guess, read back from the questioner's chat."
-    pairs = zip(chat[2::2], chat[3::2])   # after the system message and the first prompt: (reply, feedback + suffix)
-    got = [(paprika_answer(a["content"]), read_pegs(u["content"].removesuffix("\n" + mastermind_next)))
-           for a, u in pairs]
-    return tuple((mastermind_code(g), peg_code(*p)) for g, p in got if g is not None and p is not None)
+    return tuple((mastermind_code(g), peg_code(*p)) for g, shown in paprika_turns(chat, mastermind_next)
+                 if g is not None and (p := read_pegs(shown)) is not None)
 
 def mastermind_move(chat:list[dict], # the questioner's chat
                    ) -> str:

@@ -13,7 +13,8 @@ from ..protocols import Protocol, ask_question, answer_questioner
 
 # %% auto #0
 __all__ = ['paprika_system', 'paprika_max_tokens', 'paprika_retries', 'paprika_goal', 'paprika_start', 'paprika_answer',
-           'failed_in_a_row', 'env_chat', 'paprika_won', 'paprika_on_reply', 'paprika_on_judge', 'paprika_protocol']
+           'failed_in_a_row', 'env_chat', 'paprika_won', 'paprika_on_reply', 'paprika_on_judge', 'paprika_protocol',
+           'paprika_turns']
 
 # %% ../../nbs/20_paprika.ipynb #b58c8f8d
 paprika_system = "You are a helpful assistant."   # FastChat 0.2.36's gpt-4 template (conversation.py L764-771)
@@ -113,3 +114,11 @@ def paprika_protocol(first:str, # the first user message
                     paprika_on_judge(next_prompt, note),
                     max_questions=max_questions, questioner_max_tokens=paprika_max_tokens,
                     guess_form=kw.pop("guess_form", "<Answer> {} </Answer>"), secret_answer=paprika_goal, **kw)
+
+# %% ../../nbs/20_paprika.ipynb #6b6ad9b8
+def paprika_turns(chat:list[dict], # the chat a PAPRIKA protocol gives its questioner
+                  next_prompt:str, # the game's suffix after every reply (`paprika_on_judge`)
+                 ) -> list[tuple[str|None, str]]:
+    "(the answer, the environment's reply) of each turn, read back from the questioner's chat."
+    pairs = zip(chat[2::2], chat[3::2])   # after the system message and the first prompt: (reply, shown)
+    return [(paprika_answer(a["content"]), u["content"].removesuffix("\n" + next_prompt)) for a, u in pairs]

@@ -16,7 +16,7 @@ from ..protocols import (Protocol, Game, CandidateAnswers, ask_question, answer_
                                new_game, play_lockstep)
 from ..edits import replace_answer
 from ..wordlists import load_secrets
-from .paprika import paprika_answer, paprika_goal, paprika_protocol
+from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_turns
 
 # %% auto #0
 __all__ = ['wordle_lists', 'wordle_license', 'lmrl_vocab', 'lmrl_wordle_header', 'lmrl_judge_mark', 'paprika_wordle_first',
@@ -270,9 +270,7 @@ def read_wordle_chat(chat:list[dict], # the chat a Wordle protocol gives its que
         lines = chat[-1]["content"][len(lmrl_wordle_header):].split("\n")[:-1]
         pairs = [(lines[i].replace(" ", ""), lines[i + 1].replace(" ", "")) for i in range(0, len(lines) - 1, 2)]
         return "lmrl", [(g, p) for g, p in pairs if p]
-    pairs = zip(chat[2::2], chat[3::2])
-    return "paprika", [(paprika_answer(a["content"]), p) for a, u in pairs
-                       if (p := heard_pattern(u["content"].removesuffix("\n" + paprika_wordle_next)))]
+    return "paprika", [(g, p) for g, shown in paprika_turns(chat, paprika_wordle_next) if (p := heard_pattern(shown))]
 
 def wordle_move(chat:list[dict], # the questioner's chat
                 words:tuple[str, ...], # its candidates in a paprika game
