@@ -20,11 +20,12 @@ __all__ = ['paprika_system', 'paprika_max_tokens', 'paprika_retries', 'paprika_g
 paprika_system = "You are a helpful assistant."   # FastChat 0.2.36's gpt-4 template (conversation.py L764-771)
 paprika_max_tokens = 128   # run_data_generation_game.yaml L15, agent_max_n_tokens (the <Think> part counts too)
 
-def paprika_start(first:str, # the game's first user message: its config's `agent` text, stripped
+def paprika_start(first:str|Callable, # the first user message (the config's `agent` text), or secret -> that message
                  ) -> Callable:
     "The protocol's `start`: FastChat's system message, then `first` (game.py L582-583, L613-620)."
     def start(game):
-        game["messages"] = [{"role": "system", "content": paprika_system}, {"role": "user", "content": first}]
+        text = first(game["secret"]) if callable(first) else first
+        game["messages"] = [{"role": "system", "content": paprika_system}, {"role": "user", "content": text}]
         game["n_start"] = 2
     return start
 
@@ -42,7 +43,7 @@ paprika_retries = 10   # run_data_generation_game.yaml L30, num_max_agent_respon
 
 def failed_in_a_row(game:dict, # a game in play
                    ) -> int:
-    "How many of the game's last turns in a row are violations (replies without an `<Answer>` tag)."
+    "How many of the game's last turns in a row are violations (replies without an answer the game reads)."
     n = 0
     for t in reversed(game["turns"]):
         if t["kind"] != "violation": break
@@ -53,9 +54,11 @@ def failed_in_a_row(game:dict, # a game in play
 def env_chat(game:dict, # a game whose last turn holds the agent's answer
              env_suffix:str="", # the config's `env_optional_message` ("" in all five games)
              history:bool=False, # the whole environment chat so far (game.py L641, L681), not only the last answer
+             system:Callable|None=None, # secret -> the scenario's text (None: the secret itself)
             ) -> list[dict]:
-    "The environment's chat: the secret as system message, then the answer, a newline and the suffix."
-    chat = [{"role": "system", "content": game["secret"]}]   # game.py L586-587: the config's "env" is "{env}"
+    "The environment's chat: the scenario as system message, then the answer, a newline and the suffix."
+    scenario = system(game["secret"]) if system else game["secret"]
+    chat = [{"role": "system", "content": scenario}]   # game.py L586-587: the config's "env" is "{env}"
     scored = [t for t in game["turns"] if t["kind"] != "violation"]
     for t in scored[:-1] if history else []:
         chat += [{"role": "user", "content": t["guess"] + "\n" + env_suffix},
@@ -73,18 +76,20 @@ def paprika_won(shown:str|None, # what the agent is shown after a turn
 # %% ../../nbs/20_paprika.ipynb #b53b1d3b
 def paprika_on_reply(env_suffix:str="", # the config's `env_optional_message`
                      history:bool=False, # send the environment its whole chat (a stateful engine needs it)
+                     answer:Callable=paprika_answer, # reply -> what the environment reads, or None (sampled again)
+                     system:Callable|None=None, # secret -> the scenario's text (`env_chat`)
                     ) -> Callable:
     "The protocol's `on_reply`: an answer goes to the environment; a reply without one is sampled again, ten at most."
     def on_reply(game, reply):
-        raw, answer = (reply or "").strip(), paprika_answer(reply)
-        if answer is None:   # game.py L831-839: sampled again; after 10, the episode is dropped (L626-628)
+        raw, read = (reply or "").strip(), answer(reply)
+        if read is None:   # game.py L831-839: sampled again; after 10, the episode is dropped (L626-628)
             new_turn(game, raw, "violation")["n_messages"] = len(game["messages"])
             if failed_in_a_row(game) >= paprika_retries:
-                game["ended"] = (f"{paprika_retries} replies in a row without an <Answer> tag "
+                game["ended"] = (f"{paprika_retries} replies in a row without an answer the game reads "
                                  "(PAPRIKA drops the episode)")
             return None
-        ask_question(game, raw)["guess"] = answer   # the full reply joins the agent's chat (game.py L633)
-        return env_chat(game, env_suffix, history)
+        ask_question(game, raw)["guess"] = read   # the full reply joins the agent's chat (game.py L633)
+        return env_chat(game, env_suffix, history, system)
     return on_reply
 
 def _parsed(turn, answer): turn["parse_ok"] = True
@@ -102,15 +107,17 @@ def paprika_on_judge(next_prompt:str, # the config's `agent_optional_message`, s
         if paprika_won(shown): game["won"], game["win_turn"] = True, game["n_questions"]   # game.py L688-702
     return on_judge
 
-def paprika_protocol(first:str, # the first user message
+def paprika_protocol(first:str|Callable, # the first user message, or secret -> that message
                      next_prompt:str, # the suffix after every reply
                      max_questions:int, # the config's `max_turns` (game_environment.py L103: 20 when absent)
                      note:Callable=_parsed, # the game's reading of a reply (`paprika_on_judge`)
                      history:bool=False, # send the environment its whole chat
+                     answer:Callable=paprika_answer, # the game's reading of an answer (`paprika_on_reply`)
+                     system:Callable|None=None, # secret -> the scenario's text (`env_chat`)
                      **kw, # more `Protocol` fields (guess_form, secrets ...)
                     ) -> Protocol:
     "A PAPRIKA protocol of a program-judged game: its prompts, its turns, 128 new tokens a reply, 'Goal reached' wins."
-    return Protocol("paprika", paprika_start(first), paprika_on_reply(history=history),
+    return Protocol("paprika", paprika_start(first), paprika_on_reply(history=history, answer=answer, system=system),
                     paprika_on_judge(next_prompt, note),
                     max_questions=max_questions, questioner_max_tokens=paprika_max_tokens,
                     guess_form=kw.pop("guess_form", "<Answer> {} </Answer>"), secret_answer=paprika_goal, **kw)
