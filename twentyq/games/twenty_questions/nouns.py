@@ -193,6 +193,20 @@ The builder refuses any other file: its sha256 must be
 cefc65e66768c24230fd9e4e11512a42976f8efbc307f617e2c440a88efa275c. PAPRIKA's README shows an MIT badge, but its
 repository has no licence file. The lists are 1,500 four-digit codes: facts, shipped with the source's digest.
 
+## Cellular automata: ca_train.txt, ca_eval.txt
+Written by `twentyq.games.cellular_automata.build_ca_lists`, not by `build-wordlists`; see
+nbs/28_cellular.ipynb. One instance per line: its (input, output) pairs as `input>output`, cells unspaced,
+pairs separated by a space (`000>000 111110001>000001011 10011100>11110011`). `ca_eval.txt` (500) and `ca_train.txt`
+(978) are the `eval` and `train` scenarios of github.com/tajwarfahim/paprika at commit 8470461,
+`llm_exploration/game/game_configs/cellular_automata.json`, in its order; its 1000 train scenarios repeat 13 short
+instances, each kept once. To rebuild from a copy of that file:
+
+    twentyq build-cellular-automata PATH/TO/cellular_automata.json
+
+The builder refuses any other file: its sha256 must be
+17b51d813eb4d359b178ae41e74f9819369b8836c49e3e509469be4ec8768a21. PAPRIKA's README shows an MIT badge, but its
+repository has no licence file. The lists are 1,478 short rows of bits: facts, shipped with the source's digest.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
