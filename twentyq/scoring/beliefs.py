@@ -19,7 +19,7 @@ from ..protocols import Game
 from ..games import games_game, read_game_run
 
 # %% auto #0
-__all__ = ['candidate_stats', 'score_beliefs', 'game_beliefs', 'beliefs_path', 'score_run']
+__all__ = ['candidate_stats', 'believed', 'score_beliefs', 'game_beliefs', 'beliefs_path', 'score_run']
 
 # %% ../../nbs/38_beliefs.ipynb #f22aed9e
 def candidate_stats(logprobs:np.ndarray, # [T+1, K] candidate log-probs of one game
@@ -82,6 +82,12 @@ def _belief_views(records, cands, game:Game):
     "Each record as its `game`'s beliefs score it, with its candidates (`Game.belief_view`; none: `cands`)."
     view = game.belief_view
     return [view(r, cands) if view else (r, cands) for r in records]
+
+def believed(records:list[dict], # game records of one game
+             game:Game|None=None, # their game (None: the records as they are)
+            ) -> list[dict]:
+    "Each record as its game's beliefs score it, its secret what the belief prompt names (`Game.belief_view`)."
+    return records if game is None else [r for r, _ in _belief_views(records, None, game)]
 
 def _parts(views, n):
     "(records, candidates) of runs of at most `n` consecutive views that share a candidate set."

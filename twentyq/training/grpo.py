@@ -30,6 +30,7 @@ from .rewards import reward_row, turn_rewards, turn_advantages, cia_reward_weigh
 from ..wordlists import load_secrets
 from ..engines.models import load_model
 from ..scoring.onepass import score_games, belief_prompt_of
+from ..scoring.beliefs import believed
 from .grpo_spec import GRPOSpec, game_completion, grpo_spec, loss_temperature, resolved, spec_validation
 
 # %% ../../nbs/54_grpo.ipynb #0c3ac7f8
@@ -61,10 +62,11 @@ def group_rewards(games:list[dict], # finished games
                   repeat_penalty:float=0.1, # per repeated question
                   hackable:bool=False, # reward the judge's word alone
                   belief_prompt:str="paper", # the prompt the beliefs are scored under (the protocol's)
+                  game:Game|None=None, # the game: its beliefs' view of a record (`Game.belief_view`; None: as it is)
                  ) -> list[dict]:
     "A `rewards.reward_row` per game, with the `beliefs` (log b_0 … log b_T) it was given when the belief term is on."
     E, lead = belief_prompt_of(belief_prompt)
-    lps = score_games(games, policy, E, lead=lead) if belief_weight else [None] * len(games)
+    lps = score_games(believed(games, game), policy, E, lead=lead) if belief_weight else [None] * len(games)
     return [reward_row(g, lp, belief_weight, invalid_penalty, repeat_penalty, hackable)
             | ({} if lp is None else {"beliefs": [float(x) for x in lp]})
             for g, lp in zip(games, lps)]
@@ -75,10 +77,11 @@ def turn_credit(games:list[dict], # finished games of one step
                 groups:list, # each game's group (its secret)
                 weights:dict|None=None, # `rewards.turn_rewards`' weights (default: `cia_reward_weights`)
                 belief_prompt:str="cia", # the prompt the beliefs are scored under (the protocol's; the successor's cia)
+                game:Game|None=None, # the game: its beliefs' view of a record (`Game.belief_view`; None: as it is)
                ) -> list[dict]:
     "beliefs (log b_0 … log b_T under the belief prompt), turn_rewards and turn_advantages of each game."
     E, lead = belief_prompt_of(belief_prompt)
-    lps = score_games(games, policy, E, lead=lead)
+    lps = score_games(believed(games, game), policy, E, lead=lead)
     rs = [turn_rewards(g, lp, **(weights or cia_reward_weights)) for g, lp in zip(games, lps)]
     return [dict(beliefs=[float(x) for x in lp], turn_rewards=r.tolist(), turn_advantages=a.tolist())
             for lp, r, a in zip(lps, rs, turn_advantages(rs, groups))]
@@ -125,8 +128,8 @@ def _scored_games(prompts, trainer, tok, judge, table, out, name, spec, cia_weig
                        else None)
             games = play_group(served or policy, judge, [table[p] for p in prompts], step, spec)
             rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty,
-                                    spec.repeat_penalty, spec.hackable, spec.P.belief_prompt)
-            credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt) if cia_weights
+                                    spec.repeat_penalty, spec.hackable, spec.P.belief_prompt, spec.G)
+            credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt, spec.G) if cia_weights
                        else [{}] * len(games))
     finally: model.train(was_training)
     for p, r, c in zip(prompts, rewards, credits):

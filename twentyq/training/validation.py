@@ -20,7 +20,7 @@ from ..wordlists import load_secrets
 from ..games import game_readable_share
 from ..metrics import verified_win, mean_at_k, pass_at_k
 from ..scoring.onepass import score_games, belief_prompt_of
-from ..scoring.beliefs import score_beliefs
+from ..scoring.beliefs import score_beliefs, believed
 from ..scoring.observer import ideal_observer, update_efficiency, game_efficiency
 
 # %% auto #0
@@ -88,11 +88,11 @@ def _wins(games:list[dict]) -> pd.DataFrame:
     "One row per game: secret, iteration, won (verified)."
     return pd.DataFrame([dict(secret=g["secret"], iteration=g["iteration"], won=verified_win(g)) for g in games])
 
-def _belief_gain(games:list[dict], policy, P:Protocol) -> float:
+def _belief_gain(games:list[dict], policy, P:Protocol, game:Game) -> float:
     ("Mean over games of (log b_T − log b_0) / T, the policy's own beliefs under the protocol's belief prompt; each "
      "game's is recorded in it as `belief_gain`.")
     E, lead = belief_prompt_of(P.belief_prompt)
-    for g, b in zip(games, score_games(games, policy, E, lead=lead)):
+    for g, b in zip(games, score_games(believed(games, game), policy, E, lead=lead)):
         g["belief_gain"] = float((b[-1] - b[0]) / (len(b) - 1)) if len(b) > 1 else float("nan")
     gains = [g["belief_gain"] for g in games if not np.isnan(g["belief_gain"])]
     return float(np.mean(gains)) if gains else float("nan")
@@ -125,7 +125,7 @@ def val_row(games:list[dict], # one step's validation games
     return dict(step=step, games=len(games), secrets=len(cands), k=k, mean_at_k=mean, mean_at_k_std=std,
                 pass_at_k=pass_at_k(wins, k)[1], verified_wins=int(wins.won.sum()),
                 mean_turns=float(np.mean([len(g["turns"]) for g in games])),
-                belief_gain=_belief_gain(games, policy, P), readable_share=float(game_readable_share(games)), **seen)
+                belief_gain=_belief_gain(games, policy, P, game), readable_share=float(game_readable_share(games)), **seen)
 
 # %% ../../nbs/51_validation.ipynb #93e5a501
 def val_line(row:dict, # a validation row (`val_row`)
