@@ -129,8 +129,8 @@ def _scored_games(prompts, trainer, tok, judge, table, out, name, spec, cia_weig
             games = play_group(served or policy, judge, [table[p] for p in prompts], step, spec)
             rewards = group_rewards(games, policy, spec.belief_weight, spec.invalid_penalty,
                                     spec.repeat_penalty, spec.hackable, spec.P.belief_prompt, spec.G)
-            credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt, spec.G) if cia_weights
-                       else [{}] * len(games))
+            credits = (turn_credit(games, policy, list(prompts), cia_weights, spec.P.belief_prompt, spec.G)
+                       if cia_weights else [{}] * len(games))
     finally: model.train(was_training)
     for p, r, c in zip(prompts, rewards, credits):
         # the game-level reward TRL logs; the group it was normalised in
