@@ -6,16 +6,15 @@ Docs: https://twentyq.github.io/twentyq/cellular.html.md"""
 
 # %% ../../nbs/28_cellular.ipynb #5355a88c
 from __future__ import annotations
-import hashlib, json, math, re
+import math, re
 from functools import cache
 from pathlib import Path
 import numpy as np
-from ..core import data_path
 from ..engines.sampling import ModelFree
 from ..runs import question_share
 from ..protocols import CandidateAnswers, Game, new_game, play_lockstep
 from ..wordlists import load_secrets
-from .paprika import paprika_answer, paprika_goal, paprika_protocol
+from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_lists
 
 # %% auto #0
 __all__ = ['ca_config_sha256', 'ca_lists', 'ca_neighbourhoods', 'ca_first', 'ca_next', 'ca_max_turns', 'ca_wrong', 'ca_pair_text',
@@ -81,23 +80,8 @@ def build_ca_lists(config:Path|str, # a copy of PAPRIKA's cellular_automata.json
                    dest:Path|str|None=None, # folder to write; the project's `data/` by default
                    sha256:str|None=ca_config_sha256, # the digest `config` must have (None: any)
                   ) -> dict:
-    ("Write each split's instances, one a line; return the config's sha256, and each list's path, the scenarios read, "
-     "the instances written and the list's sha256.")
-    raw = Path(config).read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    if sha256 is not None and digest != sha256:
-        raise ValueError(f"{config}: sha256 {digest}, not PAPRIKA's {sha256} "
-                         "(build_ca_lists(..., sha256=None) takes any file)")
-    dest = Path(dest) if dest is not None else data_path("")
-    dest.mkdir(parents=True, exist_ok=True)
-    cfg, out = json.loads(raw), {"sha256": digest}
-    for name, split in ca_lists.items():
-        text = "".join(s + "\n" for s in ca_split(cfg, split)).encode()
-        (path := dest / f"{name}.txt").write_bytes(text)
-        load_secrets(path)   # fails on a bad build
-        out[name] = dict(path=path, scenarios=len(cfg[split]), n=text.count(b"\n"),
-                         sha256=hashlib.sha256(text).hexdigest())
-    return out
+    "Write each split's instances, one a line (`paprika.paprika_lists`); return what it wrote."
+    return paprika_lists(config, ca_lists, ca_split, sha256, dest)
 
 def build_ca_cmd(src:str, # a copy of PAPRIKA's cellular_automata.json (commit 8470461)
                  dest:str=None, # folder to write (default: the project's data/)

@@ -6,18 +6,17 @@ Docs: https://twentyq.github.io/twentyq/mastermind.html.md"""
 
 # %% ../../nbs/24_mastermind.ipynb #3c1d9d2a
 from __future__ import annotations
-import hashlib, json, math, re
+import math, re
 from collections import Counter
 from functools import cache
 from pathlib import Path
 import numpy as np
-from ..core import data_path
 from ..engines.sampling import ModelFree
 from ..runs import question_share
 from ..protocols import CandidateAnswers, Game, new_game, play_lockstep
 from ..edits import replace_answer
 from ..wordlists import load_secrets
-from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_turns
+from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_turns, paprika_lists
 
 # %% auto #0
 __all__ = ['mastermind_config_sha256', 'mastermind_lists', 'mastermind_length', 'mastermind_first', 'mastermind_next',
@@ -49,21 +48,8 @@ def build_mastermind_lists(config:Path|str, # a copy of PAPRIKA's mastermind.jso
                            dest:Path|str|None=None, # folder to write; the project's `data/` by default
                            sha256:str|None=mastermind_config_sha256, # the digest `config` must have (None: any)
                           ) -> dict:
-    "Write each split's codes, one a line; return the config's sha256 and each list's path, size and sha256."
-    raw = Path(config).read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    if sha256 is not None and digest != sha256:
-        raise ValueError(f"{config}: sha256 {digest}, not PAPRIKA's {sha256} "
-                         "(build_mastermind_lists(..., sha256=None) takes any file)")
-    dest = Path(dest) if dest is not None else data_path("")
-    dest.mkdir(parents=True, exist_ok=True)
-    cfg, out = json.loads(raw), {"sha256": digest}
-    for name, split in mastermind_lists.items():
-        text = "".join(c + "\n" for c in split_codes(cfg, split)).encode()
-        (path := dest / f"{name}.txt").write_bytes(text)
-        load_secrets(path)   # fails on a bad build
-        out[name] = dict(path=path, n=text.count(b"\n"), sha256=hashlib.sha256(text).hexdigest())
-    return out
+    "Write each split's codes, one a line (`paprika.paprika_lists`); return what it wrote."
+    return paprika_lists(config, mastermind_lists, split_codes, sha256, dest)
 
 def build_mastermind_cmd(src:str, # a copy of PAPRIKA's mastermind.json (commit 8470461)
                          dest:str=None, # folder to write (default: the project's data/)

@@ -6,15 +6,18 @@ Docs: https://twentyq.github.io/twentyq/paprika.html.md"""
 
 # %% ../../nbs/20_paprika.ipynb #97b2d844
 from __future__ import annotations
-import re
+import hashlib, json, re
+from pathlib import Path
 from typing import Callable
+from ..core import data_path
+from ..wordlists import load_secrets
 from ..runs import new_turn
 from ..protocols import Protocol, ask_question, answer_questioner
 
 # %% auto #0
 __all__ = ['paprika_system', 'paprika_max_tokens', 'paprika_retries', 'paprika_goal', 'paprika_start', 'paprika_answer',
            'failed_in_a_row', 'env_chat', 'paprika_won', 'paprika_on_reply', 'paprika_on_judge', 'paprika_protocol',
-           'paprika_turns']
+           'paprika_turns', 'paprika_lists']
 
 # %% ../../nbs/20_paprika.ipynb #b58c8f8d
 paprika_system = "You are a helpful assistant."   # FastChat 0.2.36's gpt-4 template (conversation.py L764-771)
@@ -129,3 +132,27 @@ def paprika_turns(chat:list[dict], # the chat a PAPRIKA protocol gives its quest
     "(the answer, the environment's reply) of each turn, read back from the questioner's chat."
     pairs = zip(chat[2::2], chat[3::2])   # after the system message and the first prompt: (reply, shown)
     return [(paprika_answer(a["content"]), u["content"].removesuffix("\n" + next_prompt)) for a, u in pairs]
+
+# %% ../../nbs/20_paprika.ipynb #d02e3b91
+def paprika_lists(config:Path|str, # a copy of a PAPRIKA game's config (game_configs/*.json)
+                  lists:dict, # {list name: its split ("train" or "eval")}
+                  secrets:Callable, # (the parsed config, a split) -> the split's secrets, in order
+                  sha256:str|None, # the digest `config` must have (None: any)
+                  dest:Path|str|None=None, # folder to write; the project's `data/` by default
+                 ) -> dict:
+    ("Write each split's secrets, one a line; return the config's sha256, and each list's path, the scenarios read, "
+     "the secrets written and the list's sha256.")
+    raw = Path(config).read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if sha256 is not None and digest != sha256:
+        raise ValueError(f"{config}: sha256 {digest}, not PAPRIKA's {sha256} (sha256=None takes any file)")
+    dest = Path(dest) if dest is not None else data_path("")
+    dest.mkdir(parents=True, exist_ok=True)
+    cfg, out = json.loads(raw), {"sha256": digest}
+    for name, split in lists.items():
+        text = "".join(s + "\n" for s in secrets(cfg, split)).encode()
+        (path := dest / f"{name}.txt").write_bytes(text)
+        load_secrets(path)   # fails on a bad build
+        out[name] = dict(path=path, scenarios=len(cfg[split]), n=text.count(b"\n"),
+                         sha256=hashlib.sha256(text).hexdigest())
+    return out

@@ -125,7 +125,8 @@ def val_row(games:list[dict], # one step's validation games
     return dict(step=step, games=len(games), secrets=len(cands), k=k, mean_at_k=mean, mean_at_k_std=std,
                 pass_at_k=pass_at_k(wins, k)[1], verified_wins=int(wins.won.sum()),
                 mean_turns=float(np.mean([len(g["turns"]) for g in games])),
-                belief_gain=_belief_gain(games, policy, P, game), readable_share=float(game_readable_share(games)), **seen)
+                belief_gain=_belief_gain(games, policy, P, game), readable_share=float(game_readable_share(games)),
+                **seen)
 
 # %% ../../nbs/51_validation.ipynb #93e5a501
 def val_line(row:dict, # a validation row (`val_row`)
