@@ -8,7 +8,7 @@ Docs: https://twentyq.github.io/twentyq/protocols.html.md"""
 from __future__ import annotations
 import random, re
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Any, Callable
 from .engines.sampling import Sampling
 from .runs import new_record, new_turn
 
@@ -100,6 +100,7 @@ class CandidateAnswers:
     replies: Callable     # question -> array of each candidate's reply, as its knowledge judge gives it (None: unknown)
     heard: Callable       # an answer as shown -> the reply it is, in the terms of `replies` (None: it tells nothing)
     index: Callable       # a secret -> its position in `words`, or None
+    prior: Any = None     # each candidate's prior weight, where the game draws its secrets unevenly (None: uniform)
 
 @dataclass
 class JudgeView:

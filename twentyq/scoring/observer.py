@@ -131,13 +131,14 @@ def observe(game:dict, # a game record
             # the candidate set (None: the game's own, nouns_all or every city; an evals game: its shortlist)
             candidates:list[str]|str|None=None,
             knowledge=None, # the game's knowledge (None: its shipped file)
-            prior=None, # None (uniform), "rank" (1/rank of the list's order), or one weight per candidate
+            prior=None, # None (the game's own, else uniform), "rank" (1/rank of the list's order), or weights
             likelihoods:dict|None=None, # {(candidate words, question): `judge_likelihoods` row} for unread questions
            ) -> pd.DataFrame:
     ("The ideal observer of `game`: one row per state t = 0..T (logprob, entropy_bits, info_gain_bits, "
      "expected_gain_bits, answerable, answered_by, n_left).")
     view = _view(game, candidates, knowledge)
-    w, i, words = _prior(prior, len(view.words)), view.index(game["secret"]), tuple(view.words)
+    w = _prior(view.prior if prior is None else prior, len(view.words))   # the game's own prior unless one is named
+    i, words = view.index(game["secret"]), tuple(view.words)
     judged = [view.heard(a) for a in judge_answers]   # a model judge's answers, as the game reads them
     rows = [_state(game, 0, w, i, info_gain_bits=math.nan, expected_gain_bits=math.nan, answerable=math.nan,
                    answered_by=None)]

@@ -207,6 +207,23 @@ The builder refuses any other file: its sha256 must be
 17b51d813eb4d359b178ae41e74f9819369b8836c49e3e509469be4ec8768a21. PAPRIKA's README shows an MIT badge, but its
 repository has no licence file. The lists are 1,478 short rows of bits: facts, shipped with the source's digest.
 
+## Battleship: battleship_train.txt, battleship_eval.txt
+Written by `twentyq.games.battleship.build_battleship_lists`, not by `build-wordlists`; see nbs/26_battleship.ipynb.
+One board per line: its size, then the first (top or left) cell and direction (`h` right, `v` down) of the Carrier (5),
+the Battleship (4) and the Destroyer (2), e.g. `5 A4v B2v A1h`. PAPRIKA (github.com/tajwarfahim/paprika at commit
+8470461) ships no board: its engine draws each scenario's board at run time with Python's `random`, seeded 69 once per
+process. The lists are those draws again, one stream per split, over the board sizes of the `eval` (200 scenarios) and
+`train` (1000) splits of `llm_exploration/game/game_configs/battleship.json`, in its order; a board drawn twice is kept
+once (`battleship_eval.txt` 198, `battleship_train.txt` 924). PAPRIKA's own engine draws the same boards. To rebuild
+from a copy of that file:
+
+    twentyq build-battleship PATH/TO/battleship.json
+
+The builder refuses any other file: its sha256 must be
+2b4441d436ec0877fb5a391dffb20f008f96c9c096a00241d13f2551dd329591. PAPRIKA's README shows an MIT badge, but its
+repository has no licence file. The lists are 1,122 boards drawn by a seeded generator: facts, shipped with the source's
+digest.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
