@@ -361,14 +361,14 @@ def ca_belief_view(record:dict, # a cellular-automaton game record
 
 # how the main job plays cellular-automata at each scale: its row of `job.scales`' transfer games
 ca_scales = {
-    # each embedded model against the environment, one instance, two turns, in replies of PAPRIKA's 128 tokens (the
-    # optimal answer alone is 119; SmolLM2 takes some 7 s a reply on two CPU cores, and a reply that misses the format
-    # is drawn again, ten times at most); the trained ones take no part (`trained`); the optimal questioner on 3
-    # instances, which it wins at turn 1. A first prompt is some 1,000 tokens, a wrong rule's reply 400. Beliefs in the
-    # least rule that fits, alone (n_candidates=0: the list's lines are instances, not rules)
-    "embedded": dict(protocol="paprika", secrets="ca_eval", knowledge=dict(limit=1, iterations=1, max_questions=2),
+    # each embedded model against the environment, one instance, one turn, in replies of 16 tokens: too few for a rule
+    # (the optimal answer alone is 119 tokens), so ten unreadable replies end the game; at PAPRIKA's 128 tokens the
+    # ten replies took 52 s (SmolLM2) and 87 s (Gemma 3) on two CPU cores, and held no rule either. The trained ones
+    # take no part (`trained`); the optimal questioner on 3 instances, which it wins at turn 1. Beliefs in the least
+    # rule that fits, alone (n_candidates=0: the list's lines are instances, not rules)
+    "embedded": dict(protocol="paprika", secrets="ca_eval", knowledge=dict(limit=1, iterations=1, max_questions=1),
                      model=None, trained=False, model_free=dict(limit=3, iterations=1, max_questions=6),
-                     n_candidates=0, questioner_max_tokens=128, judge_max_tokens=None),
+                     n_candidates=0, questioner_max_tokens=16, judge_max_tokens=None),
     # PAPRIKA's evaluation: the 500 eval instances, 4 games each (a scenario's four trajectories), 6 turns; beliefs
     # over all 256 rules
     "paper": dict(protocol="paprika", secrets="ca_eval", knowledge=dict(limit=None, iterations=4, max_questions=6),
