@@ -15,7 +15,7 @@ from ..runs import question_share
 from ..protocols import CandidateAnswers, Game, new_game, play_lockstep
 from ..edits import replace_answer
 from ..wordlists import load_secrets
-from .paprika import paprika_goal, paprika_protocol, paprika_turns, paprika_lists
+from .paprika import paprika_answer, paprika_goal, paprika_protocol, paprika_turns, paprika_lists
 
 # %% auto #0
 __all__ = ['battleship_ships', 'battleship_sizes', 'battleship_seed', 'battleship_config_sha256', 'battleship_lists',
@@ -232,14 +232,11 @@ def _one_shot(shot, g, marks, left, k):
     return text.format(shot=shot, ship=ship, size=battleship_ships[ship], board=board_text(marks)), True
 
 # %% ../../nbs/26_battleship.ipynb #19348793
-_tag = re.compile(r"<Answer>(.*?)</Answer>", re.S)   # game_environment.py L632
-
 def battleship_answer(reply:str|None, # the agent's reply, as generated
                      ) -> str|None:
     "The shot PAPRIKA's extractor takes: the first `<Answer>`'s text, stripped, a capital and 1-2 digits; else None."
-    m = _tag.search((reply or "").strip())   # game.py L833 strips the reply
-    shot = m[1].strip() if m else ""
-    return shot if _shot.match(shot) else None
+    shot = paprika_answer(reply, lower=False)   # game_environment.py L632-635: the first tag, stripped, not lowercased
+    return shot if shot is not None and _shot.match(shot) else None
 
 _found = re.compile(r"(?:Hit at \S+! You (?:have hit a|sank the) (\w+)|(Miss at) \S+\. )")
 
@@ -379,10 +376,6 @@ def battleship_heard(answer:str|None, # a reply as shown (the turn's `answer`)
     if found is None: return None
     n = len(re.findall(r"(?m)^[A-Z]  ", answer or ""))   # the board's rows
     return 10 * n + _ship_code[found] if n else AnyBoard(_ship_code[found])
-
-def _candidate_cells(words):
-    "Each candidate's size and cells (flat, 0 water, 1-3 the ships)."
-    return [(read_fleet(w)[0], fleet_grid(w).ravel()) for w in words]
 
 def battleship_observer(candidates:str|list[str]|None=None, # a list's name or file, or boards (None: all 22,552)
                         protocol:str|None=None, # unused: one protocol

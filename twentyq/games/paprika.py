@@ -36,10 +36,11 @@ def paprika_start(first:str|Callable, # the first user message (the config's `ag
 _answer = re.compile(r"<Answer>(.*?)</Answer>", re.S)   # game_environment.py L543: case-sensitive, first, non-greedy
 
 def paprika_answer(reply:str|None, # the agent's reply, as generated
+                   lower:bool=True, # lowercase it, as the generic extractor does (Battleship's does not, GE L635)
                   ) -> str|None:
     "The agent's answer: the first `<Answer>` tag's text, stripped and lowercased (game_environment.py L543-547)."
     m = _answer.search((reply or "").strip())   # game.py L833 strips the reply before the extractor reads it
-    return m.group(1).strip().lower() if m else None
+    return None if m is None else m.group(1).strip().lower() if lower else m.group(1).strip()
 
 # %% ../../nbs/20_paprika.ipynb #720cdf68
 paprika_retries = 10   # run_data_generation_game.yaml L30, num_max_agent_response_generations
