@@ -144,6 +144,9 @@ class Game:
     # how it is observed
     # (candidates, protocol, knowledge) -> `CandidateAnswers`: what its ideal observer reads (None: it has none)
     observer: Callable|None = None
+    # record -> `observer.observe`'s table: an exact observer of its own, where a reply's likelihood depends on the game
+    # so far (the bandit's rewards), which no `CandidateAnswers` holds (None: `observer`'s)
+    exact_observer: Callable|None = None
     # (record, candidates) -> `JudgeView`: what the observer of its model judge weighs (None: knowledge, or nothing)
     judge_view: Callable|None = None
 

@@ -136,6 +136,9 @@ def observe(game:dict, # a game record
            ) -> pd.DataFrame:
     ("The ideal observer of `game`: one row per state t = 0..T (logprob, entropy_bits, info_gain_bits, "
      "expected_gain_bits, answerable, answered_by, n_left).")
+    if (own := get_game(game.get("game")).exact_observer) is not None:   # the game's own, over its own hypotheses
+        if prior is not None: raise ValueError(f"{game['game']}'s observer is its own, under its own prior: pass none")
+        return own(game)
     view = _view(game, candidates, knowledge)
     w = _prior(view.prior if prior is None else prior, len(view.words))   # the game's own prior unless one is named
     i, words = view.index(game["secret"]), tuple(view.words)
@@ -179,7 +182,8 @@ def ideal_observer(games:list[dict], # game records
                   ) -> pd.DataFrame:
     ("`observe` of every game, one table; with a `judge`, each unread question is scored once over the candidates; a "
      "game that only a model judges is watched through its judge (`judge_observer`).")
-    if (G := games_game(games)).observer is None and G.judge_view is not None:
+    if (G := games_game(games)).exact_observer is not None: judge = None   # its own observer reads every turn
+    if G.observer is None and G.judge_view is not None:
         if judge is None: raise ValueError(f"{G.name} has no knowledge, only a model judges it: pass that judge")
         return judge_observer(games, judge, candidates, prior, batch_size=batch_size, chunk=chunk, stats=stats,
                               game=G)

@@ -99,7 +99,7 @@ def _belief_gain(games:list[dict], policy, P:Protocol, game:Game) -> float:
 
 def _observed(games:list[dict], policy, game:Game, cands:list[str]) -> dict:
     "The ideal observer's mean bits per question and the policy's update efficiency over `cands`."
-    if game.observer is None or not any(g["turns"] for g in games):
+    if game.observer is None and game.exact_observer is None or not any(g["turns"] for g in games):
         return dict(bits_per_question=float("nan"), update_efficiency=float("nan"))
     obs = ideal_observer(games, candidates=cands)
     own = score_beliefs(games, policy, candidates=cands, belief_prompt=game.belief_prompt, progress=False)

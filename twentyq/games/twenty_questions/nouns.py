@@ -224,6 +224,23 @@ The builder refuses any other file: its sha256 must be
 repository has no licence file. The lists are 1,122 boards drawn by a seeded generator: facts, shipped with the source's
 digest.
 
+## Bandit: bandit_train.txt, bandit_eval.txt, bandit_stories.json
+Written by `twentyq.games.bandit.build_bandit_lists`, not by `build-wordlists`; see nbs/25_bandit.ipynb. One secret
+per line: a scenario's id and its arms' probabilities, rounded to 4 decimals (`eval-0 0.6296 0.1297 0.2924 0.2079
+0.0939`). `bandit_eval.txt` (100) and `bandit_train.txt` (81) follow the `eval` and `train` scenarios of
+github.com/tajwarfahim/paprika at commit 8470461,
+`llm_exploration/game/game_configs/bandit_best_arm_identification_fixed_sampling_budget.json`, in its order; the
+probabilities are drawn with its engine's prior from `numpy.random.RandomState(69)`, one stream per split.
+`bandit_stories.json` holds each split's distinct scenarios (arm list and story, verbatim: 81 train, 1 eval) and which
+one each scenario is. To rebuild from a copy of that file:
+
+    twentyq build-bandit PATH/TO/bandit_best_arm_identification_fixed_sampling_budget.json
+
+The builder refuses any other file: its sha256 must be
+4428174e9d4f9ee7c68a69ba928ad6339e950afc99a1d6c8c4ce1c50592c5331. PAPRIKA's README shows an MIT badge, but its
+repository has no licence file. The stories are 82 short passages of its prose, shipped with the source's digest; the
+probabilities are twentyq's draws.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
