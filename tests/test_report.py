@@ -330,6 +330,8 @@ def test_reproduce_tiny(tiny_job):
         assert not card.get("error") and html.escape(card["title"]) in (tmp_path/"wordle"/"index.html").read_text(), card
         assert card["has_data"] or n == "fig7_secret_difference" and "no secret has both a won and a lost game" in card["note"], card
     assert "href='wordle/index.html'" in (tmp_path/"index.html").read_text()
+    info = json.loads((tmp_path/"bandit"/"information_per_question.json").read_text())   # the game's own observer (`Game.exact_observer`)
+    assert info["has_data"] and "Bandit questioner" in info["reading"] and "answered by the knowledge" in info["reading"], info
     for n in set(paper_notebooks) - set(game_notebooks):                          # a card that reads Twenty Questions only: one line on the city page
         card = json.loads((tmp_path/"guess-my-city"/f"{n}.json").read_text())
         assert not card["has_data"] and card["note"] and html.escape(card["note"]) in (tmp_path/"guess-my-city"/"index.html").read_text(), card
