@@ -193,8 +193,9 @@ def protocol_sampling(P:Protocol, # the protocol
     return qs, replace(P.judge_decoding, max_new_tokens=judge_max_tokens or P.judge_decoding.max_new_tokens)
 
 def sampled_with(s:Sampling) -> dict:
-    "What a record keeps of a sampling: its fields but the seed (the run's seed decides it) and an unset prompt cut."
-    return {k: v for k, v in vars(s).items() if k != "seed" and not (k == "max_prompt_tokens" and v is None)}
+    "What a record keeps of a sampling: its fields but the seed (the run's seed decides it), and newer fields unset."
+    unset = {"max_prompt_tokens": None, "min_p": 0.0}   # fields newer than most runs: kept only when set
+    return {k: v for k, v in vars(s).items() if k != "seed" and not (k in unset and v == unset[k])}
 
 # %% ../nbs/07_protocols.ipynb #9bde06fa
 def new_game(protocol:Protocol, # the protocol

@@ -118,7 +118,7 @@ def run_config(spec:RunSpec, # the run
     path, P = wordlist_path(spec.secret_list), game_protocol(G, spec.protocol)
     # the paper's per model family, or cia's
     qs, js = protocol_sampling(P, spec.questioner, spec.questioner_max_tokens, spec.judge_max_tokens)
-    if spec.greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0)
+    if spec.greedy: qs = replace(qs, temperature=0.0, top_p=1.0, top_k=0, min_p=0.0)
     if (cut := spec.questioner_max_prompt_tokens) is not None: qs = replace(qs, max_prompt_tokens=cut or None)
     engine, servers = _engines(roles)
     cfg = dict(questioner=spec.questioner, judge=roles["judge"][0], **named_game(spec), protocol=spec.protocol,

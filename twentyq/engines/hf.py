@@ -224,10 +224,10 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
           order:list[int], # each row's index in the call
           gens:list|None=None, # a torch.Generator per chat of the call (None: one shared stream, rows drawn in `order`)
          ):
-    ("Next token of each row: the argmax, or a draw after temperature, top-k (the k largest) and top-p "
-     "(transformers' warper).")
+    ("Next token of each row: the argmax, or a draw after temperature, top-k (the k largest), top-p and min-p "
+     "(transformers' warpers, in `generate`'s order).")
     import torch
-    from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
+    from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper, MinPLogitsWarper
     if s.greedy: return logits.argmax(-1)
     perm = (torch.tensor(sorted(range(len(order)), key=order.__getitem__), device=logits.device)
             if gens is None else slice(None))
@@ -238,6 +238,7 @@ def _pick(logits, # [rows, vocab] float32 logits of the unfinished rows
         if s.top_p < 1.0: vals = TopPLogitsWarper(s.top_p)(None, vals)
         scores = torch.full_like(scores, -float("inf")).scatter_(-1, idx, vals)
     elif s.top_p < 1.0: scores = TopPLogitsWarper(s.top_p)(None, scores)
+    if s.min_p: scores = MinPLogitsWarper(s.min_p)(None, scores)
     out = torch.empty(len(order), dtype=torch.long, device=logits.device)
     probs = scores.softmax(-1)
     if gens is None: out[perm] = torch.multinomial(probs, 1)[:, 0]
@@ -415,8 +416,8 @@ def _hf_generate_ids(self:HFBackend, prompts, s, seeds=None):
     width, pad = max(map(len, prompts)), self.tok.pad_token_id
     x = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=self.device)
     mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=self.device)
-    kw = dict(do_sample=True, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k) if not s.greedy \
-         else dict(do_sample=False, temperature=None, top_p=None, top_k=None)
+    kw = dict(do_sample=True, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, min_p=s.min_p or None) \
+         if not s.greedy else dict(do_sample=False, temperature=None, top_p=None, top_k=None)
     with torch.no_grad():
         y = self.model.generate(input_ids=x, attention_mask=mask, max_new_tokens=s.max_new_tokens, pad_token_id=pad,
                                 eos_token_id=self.stop_ids, **kw)

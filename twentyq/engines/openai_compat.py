@@ -133,9 +133,10 @@ def _gather(self:OpenAIBackend, fn, # async fn(conn, i, item)
 def server_fields(s:Sampling, # the sampling
                   template_kw:dict|None, # chat-template variables
                  ) -> dict:
-    ("What vLLM-like servers take beyond OpenAI's chat API, as twentyq sends it: top_k (when set) and the "
+    ("What vLLM-like servers take beyond OpenAI's chat API, as twentyq sends it: top_k and min_p (when set) and the "
      "chat-template variables (when any).")
-    return ({"top_k": s.top_k} if s.top_k else {}) | ({"chat_template_kwargs": template_kw} if template_kw else {})
+    return (({"top_k": s.top_k} if s.top_k else {}) | ({"min_p": s.min_p} if s.min_p else {})
+            | ({"chat_template_kwargs": template_kw} if template_kw else {}))
 
 @patch
 def _chat_body(self:OpenAIBackend, chat, s:Sampling, seed, template_kw) -> dict:

@@ -24,6 +24,7 @@ class Sampling:
     # an int seeds the call, a list one generator per chat (None: leave the generator as it is)
     seed: int|list[int]|None = None
     max_prompt_tokens: int|None = None   # keep only the prompt's last this many tokens (None: never cut)
+    min_p: float = 0.0   # keep the tokens at least min_p times as likely as the likeliest, after temperature (0: off)
 
     @property
     def greedy(self): return self.temperature == 0

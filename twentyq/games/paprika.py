@@ -10,18 +10,25 @@ import hashlib, json, re
 from pathlib import Path
 from typing import Callable
 from ..core import data_path
+from ..engines.sampling import Sampling
 from ..wordlists import load_secrets
 from ..runs import new_turn
 from ..protocols import Protocol, ask_question, answer_questioner
 
 # %% auto #0
-__all__ = ['paprika_system', 'paprika_max_tokens', 'paprika_retries', 'paprika_goal', 'paprika_start', 'paprika_answer',
-           'failed_in_a_row', 'env_chat', 'paprika_won', 'paprika_on_reply', 'paprika_on_judge', 'paprika_protocol',
-           'paprika_turns', 'paprika_lists']
+__all__ = ['paprika_system', 'paprika_max_tokens', 'paprika_retries', 'paprika_goal', 'paprika_sampling', 'paprika_start',
+           'paprika_answer', 'failed_in_a_row', 'env_chat', 'paprika_won', 'paprika_on_reply', 'paprika_on_judge',
+           'paprika_protocol', 'paprika_turns', 'paprika_lists']
 
 # %% ../../nbs/20_paprika.ipynb #b58c8f8d
 paprika_system = "You are a helpful assistant."   # FastChat 0.2.36's gpt-4 template (conversation.py L764-771)
 paprika_max_tokens = 128   # run_data_generation_game.yaml L15, agent_max_n_tokens (the <Think> part counts too)
+
+def paprika_sampling(model:str, # the questioner's model (PAPRIKA samples every model alike)
+                     max_new_tokens:int=paprika_max_tokens, # longest reply
+                    ) -> Sampling:
+    "PAPRIKA's evaluation sampling: temperature 0.7 (run_evaluation.sh L88), top-p 1, min-p 0.3, top-k 50 (HF's)."
+    return Sampling(temperature=0.7, top_p=1.0, top_k=50, min_p=0.3, max_new_tokens=max_new_tokens)
 
 def paprika_start(first:str|Callable, # the first user message (the config's `agent` text), or secret -> that message
                  ) -> Callable:
@@ -124,6 +131,7 @@ def paprika_protocol(first:str|Callable, # the first user message, or secret -> 
     return Protocol("paprika", paprika_start(first), paprika_on_reply(history=history, answer=answer, system=system),
                     paprika_on_judge(next_prompt, note),
                     max_questions=max_questions, questioner_max_tokens=paprika_max_tokens,
+                    questioner_sampler=kw.pop("questioner_sampler", paprika_sampling),
                     guess_form=kw.pop("guess_form", "<Answer> {} </Answer>"), secret_answer=paprika_goal, **kw)
 
 # %% ../../nbs/20_paprika.ipynb #6b6ad9b8
