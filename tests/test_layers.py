@@ -33,7 +33,7 @@ LAYERS = [
      "players and its `Game` (Wordle's, customer service's whole)",
      {"engines.hf", "engines.openai_compat", "engines.fake_server", "games.twenty_questions.wordnet",
       "games.guess_my_city.cities", "games.wordle", "games.mastermind", "games.cellular_automata", "games.battleship",
-      "games.bandit",
+      "games.bandit", "games.minesweeper",
       "games.customer_service"}),
     ("Twenty Questions and Guess My City, whole: each room's `Game` (its package's own module)",
      {"games.twenty_questions", "games.guess_my_city"}),

@@ -1,4 +1,4 @@
-"""The table of games: Twenty Questions with its five protocols and the WordNet players, Guess My City with its two and the city players, Wordle with its two, its environment and its optimal questioner; PAPRIKA's Mastermind, cellular automata, Battleship and bandit, likewise; the successor's murder mystery and customer service, which only a model can judge. Everything that plays a game by name looks it up here.
+"""The table of games: Twenty Questions with its five protocols and the WordNet players, Guess My City with its two and the city players, Wordle with its two, its environment and its optimal questioner; PAPRIKA's Mastermind, cellular automata, Battleship, bandit and Minesweeper, likewise; the successor's murder mystery and customer service, which only a model can judge. Everything that plays a game by name looks it up here.
 
 Docs: https://twentyq.github.io/twentyq/games.html.md"""
 
@@ -17,6 +17,7 @@ from .mastermind import mastermind_game
 from .cellular_automata import ca_game
 from .battleship import battleship_game
 from .bandit import bandit_game
+from .minesweeper import minesweeper_game
 from .murder_mystery import murder_mystery_game
 from .customer_service import customer_service_game
 
@@ -28,7 +29,7 @@ __all__ = ['games', 'default_game', 'model_free_players', 'get_game', 'player_ga
 # %% ../../nbs/29_games.ipynb #f67c146c
 games = {g.name: g for g in (twenty_questions_game, guess_my_city_game, wordle_game, murder_mystery_game,
                              customer_service_game, mastermind_game, ca_game,
-                             battleship_game, bandit_game)}
+                             battleship_game, bandit_game, minesweeper_game)}
 default_game = twenty_questions_game.name   # what is played when no game is named
 
 def get_game(name:str|Game|None=None, # a game's name: a key of `games` (None: `default_game`), or the game

@@ -241,6 +241,25 @@ The builder refuses any other file: its sha256 must be
 repository has no licence file. The stories are 82 short passages of its prose, shipped with the source's digest; the
 probabilities are twentyq's draws.
 
+## Minesweeper: minesweeper_train.txt, minesweeper_eval.txt
+Written by `twentyq.games.minesweeper.build_minesweeper_lists`, not by `build-wordlists`; see nbs/27_minesweeper.ipynb.
+One scenario per line: its name (`eval-17`), the rows, the columns, then the positions PAPRIKA's engine draws for the
+mines, in draw order, e.g. `eval-17 5 7 20 3 11`. A position is an index into the row-major list of cells with the
+game's first reveal taken out, so the layout follows from the first reveal, as in PAPRIKA. PAPRIKA
+(github.com/tajwarfahim/paprika at commit 8470461) ships no layout: its engine draws the mines at each scenario's first
+reveal with Python's `random.sample`, seeded 69 once per process; the positions it draws depend only on the number of
+cells and of mines, not on the cell clicked. The lists are those draws again, one stream per split, over the sizes of
+the `eval` (200 scenarios) and `train` (1000) splits of `llm_exploration/game/game_configs/minesweeper.json`, in its
+order; every scenario keeps its line. PAPRIKA's own engine draws the same mines under four first-click rules. To
+rebuild from a copy of that file:
+
+    twentyq build-minesweeper PATH/TO/minesweeper.json
+
+The builder refuses any other file: its sha256 must be
+b1747cc85e9dea8d1aec81da09173a1b9e6726d386babf9bb9849bc58533b897. PAPRIKA's README shows an MIT badge, but its
+repository has no licence file. The lists are 1,200 draws of a seeded generator: facts, shipped with the source's
+digest.
+
 ## The paper's and the successor's splits: not shipped
 The paper ("Measuring Belief Updates in Curious Agents") and its successor ΔBelief-RL ("Intrinsic Credit
 Assignment for Long Horizon Interaction", github.com/bethgelab/delta-belief-rl: 1000 RL-train, 198 validation
